@@ -1,0 +1,1 @@
+"""pto-avs reports."""
