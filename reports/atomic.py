@@ -1,0 +1,64 @@
+"""Write report files whole or not at all: temporary file (or folder) beside the target, then rename."""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Mapping, Union
+
+Content = Union[str, bytes]
+
+
+def _stage(path: Path, content: Content) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return Path(tmp)
+
+
+def write_files(folder: Path, files: Mapping[str, Content]) -> None:
+    """Write several files into ``folder``: every file is staged before the first rename,
+    so a failure while writing leaves all of them as they were."""
+    staged: dict[Path, Path] = {}
+    try:
+        for name, content in files.items():
+            target = Path(folder) / name
+            staged[target] = _stage(target, content)
+    except BaseException:
+        for tmp in staged.values():
+            tmp.unlink(missing_ok=True)
+        raise
+    for target, tmp in staged.items():
+        os.replace(tmp, target)
+
+
+def write_file(path: Path, content: Content) -> None:
+    """Replace ``path`` by ``content`` in one rename; a reader never sees a partial file."""
+    path = Path(path)
+    write_files(path.parent, {path.name: content})
+
+
+def replace_dir(staged: Path, target: Path) -> None:
+    """Move a fully written folder ``staged`` to ``target``, replacing what was there."""
+    staged, target = Path(staged), Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    old = None
+    if target.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=target.parent))
+        os.replace(target, old / target.name)
+    try:
+        os.replace(staged, target)
+    except BaseException:
+        if old is not None:
+            os.replace(old / target.name, target)
+        raise
+    finally:
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)

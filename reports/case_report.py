@@ -1,0 +1,121 @@
+"""What the Allure report says about one case run on one device: labels, links, parameters.
+
+Pure functions of a ``Case``, the device name and the numeric profile; the pytest
+plugin (``reports.allure_plugin``) attaches them to the Allure result and the
+coverage report (``reports.coverage``) reads the same label names back.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from avs.case import Case
+from reports import traceability
+
+# Label names of our own (Allure's epic/feature/story/suite labels are used as well).
+SPEC_TEST = "specTest"
+OPERATION = "operation"
+KIND = "kind"
+PROFILE = "profile"
+DEVICE = "device"
+ADR = "adr"
+REQUIREMENT = "requirement"
+VECTOR_FILE = "vectorFile"
+CASE = "case"
+VERDICT = "verdict"
+MISMATCH = "mismatch"
+
+# Overall verdicts of one case on one device (label VERDICT).
+PASS = "pass"
+FAIL = "fail"
+NOT_SUPPORTED = "not supported"
+DEVICE_ERROR = "device error"
+VERDICTS = (PASS, FAIL, NOT_SUPPORTED, DEVICE_ERROR)
+
+SUMMARY_LIMIT = 200
+
+
+def labels(case: Case, device: str, profile: str) -> list[tuple[str, str]]:
+    """Allure labels: behaviours view groups ADR > operation > spec test ID (one epic per
+    ADR, so a case shows under each ADR it traces to), suites view device > operation > ID."""
+    out: list[tuple[str, str]] = [(SPEC_TEST, case.vector_id), (OPERATION, case.operation),
+                                  (KIND, case.kind), (PROFILE, profile), (DEVICE, device),
+                                  (CASE, case.name)]
+    if case.path:
+        out.append((VECTOR_FILE, case.path))
+    out += [(ADR, a) for a in case.adrs]
+    out += [(REQUIREMENT, r) for r in case.requirements]
+    out += [("epic", traceability.adr(a).heading) for a in case.adrs]
+    out += [("feature", case.operation), ("story", case.vector_id)]
+    out += [("parentSuite", f"{device} ({profile})"), ("suite", case.operation),
+            ("subSuite", case.vector_id)]
+    return out
+
+
+def links(case: Case) -> list[tuple[str, str]]:
+    """(name, url): the spec test file (spec IDs only) and each ADR document, at the pinned commit."""
+    out = []
+    test = traceability.spec_tests().get(case.vector_id)
+    if test is not None:
+        out.append((f"spec test {test.id}", test.url))
+    for adr_id in case.adrs:
+        record = traceability.adr(adr_id)
+        if record.path:
+            out.append((record.heading, record.url))
+    return out
+
+
+def parameters(case: Case, device: str, profile: str) -> list[tuple[str, str]]:
+    return [("device", device), ("profile", profile),
+            ("state", state_summary(case.state)), ("program", program_summary(case.program))]
+
+
+def description(case: Case) -> str:
+    """Markdown: what the spec test checks (catalog summary and pass condition) and the case source."""
+    lines = []
+    test = traceability.spec_tests().get(case.vector_id)
+    if test is not None:
+        lines += [f"**{test.id}** ({test.kind}): {test.summary}", "",
+                  f"Pass condition: {test.pass_condition}", ""]
+    lines.append(f"Case `{case.name}`, expectations from {case.source}"
+                 + (f": {case.reference}" if case.reference else ""))
+    return "\n".join(lines)
+
+
+def state_summary(state: dict) -> str:
+    """One line: tiles (index, type, layout, valid shape), status flags, GPRs, tile capacity."""
+    parts = []
+    tiles = state.get("tiles") or []
+    if isinstance(tiles, dict):
+        tiles = [{"index": k, **v} for k, v in tiles.items()]
+    for tile in tiles:
+        valid = tile.get("valid")
+        shape = f" {valid[0]}x{valid[1]}" if valid else ""
+        parts.append(f"T[{tile.get('index')}] {tile.get('dtype', '?')} "
+                     f"{tile.get('layout', 'RowMajor')}{shape}")
+    if state.get("status"):
+        parts.append(f"status=0x{state['status']:02X}")
+    for reg, value in sorted((state.get("gprs") or {}).items()):
+        parts.append(f"R{reg}=0x{value:X}")
+    if "tile_capacity" in state:
+        parts.append(f"tile_capacity={state['tile_capacity']}")
+    return _clip("; ".join(parts) or "reset state")
+
+
+def program_summary(program: Iterable) -> str:
+    """One line: the instructions (assembly lines, raw words, direct calls) in order."""
+    parts = []
+    for item in program:
+        if isinstance(item, str):
+            parts += [s.strip() for line in item.splitlines() for s in line.split(";") if s.strip()]
+        elif isinstance(item, int):
+            parts.append(f"0x{item:08X}")
+        elif isinstance(item, dict):
+            args = ", ".join(f"{k}={v}" for k, v in item.items() if k != "call")
+            parts.append(f"{item.get('call', '?')}({args})")
+        else:
+            parts.append(repr(item))
+    return _clip(f"{len(parts)} items: " + "; ".join(parts))
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= SUMMARY_LIMIT else text[:SUMMARY_LIMIT - 1] + "…"

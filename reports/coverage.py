@@ -1,0 +1,272 @@
+"""The ADR coverage report: which ADRs the vectors exercise, with what outcome on which device.
+
+``pto-avs coverage RESULTS_DIR [--out DIR] [--vectors DIR]`` reads an Allure results
+directory written by a ``pytest avs/ --alluredir RESULTS_DIR`` run and writes
+``adr-coverage.md`` (for reading), ``adr-coverage.json`` (for tools) and
+``adr-coverage.html`` (self-contained: a table and a bar chart), all three or none.
+
+Rows: every ADR that TCVT, TQUANT, TMULS or TGEMV_MX_ACC traces to (the catalog's
+readiness subjects), plus any other ADR a project vector names. Below: every spec
+test ID of the four operations without a vector.
+"""
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional, Sequence
+
+from reports import atomic, traceability
+from reports import case_report as cr
+from reports.allure_results import CaseRun, Results, ResultsError, read
+
+FORMAT = "pto-avs-adr-coverage/1"
+BASENAME = "adr-coverage"
+
+
+@dataclass
+class AdrRow:
+    adr: traceability.Adr
+    operations: list[str]
+    spec_tests: list[str]  # catalog test IDs of its operations
+    with_vector: list[str] = field(default_factory=list)  # those of spec_tests that have a vector
+    vectors: list[str] = field(default_factory=list)  # vector IDs that ran a case tracing to it
+    cases: int = 0  # distinct (vector, case) pairs
+    outcomes: dict[str, Counter] = field(default_factory=dict)  # device key -> verdict counts
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.adr.id, "title": self.adr.title, "status": self.adr.status,
+            "url": self.adr.url if self.adr.path else None,
+            "operations": self.operations, "spec_tests": self.spec_tests,
+            "spec_tests_with_vector": self.with_vector,
+            "vector_files": len(self.vectors), "vectors": self.vectors, "cases": self.cases,
+            "outcomes": {dev: {v: counts.get(v, 0) for v in cr.VERDICTS}
+                         for dev, counts in self.outcomes.items()},
+        }
+
+
+@dataclass
+class Coverage:
+    rows: list[AdrRow]
+    devices: list[str]
+    missing: list[traceability.SpecTest]  # spec tests of the four operations with no vector
+    missing_operation: dict[str, str]  # spec test ID -> operation
+    vector_source: str  # where "has a vector" was decided
+    results: Results
+
+    def to_json(self) -> dict:
+        env = self.results.environment
+        return {
+            "format": FORMAT,
+            "spec": {"release": traceability.spec_release(), "commit": traceability.spec_commit(),
+                     "repository": traceability.SPEC_REPOSITORY},
+            "environment": env,
+            "devices": self.devices,
+            "case_runs": len(self.results.runs),
+            "foreign_results": self.results.foreign,
+            "vector_source": self.vector_source,
+            "adrs": [row.to_json() for row in self.rows],
+            "spec_tests_without_vector": [
+                {"id": t.id, "operation": self.missing_operation[t.id], "kind": t.kind,
+                 "spec_test_file": t.spec_test_file} for t in self.missing],
+        }
+
+
+def build(results: Results, vector_ids: Optional[set[str]] = None,
+          vector_source: str = "results") -> Coverage:
+    """Coverage from the case runs; ``vector_ids`` (the files of a vectors directory), when
+    given, decides which spec tests have a vector, else the spec tests seen in the results do."""
+    runs = results.runs
+    devices = sorted({r.device_key for r in runs})
+    adr_ids = list(traceability.covered_adrs())
+    adr_ids += sorted({a for r in runs for a in r.adrs} - set(adr_ids))
+    have = vector_ids if vector_ids is not None else {r.spec_test for r in runs}
+    rows = []
+    for adr_id in adr_ids:
+        ops = [op for op in traceability.OPERATIONS if adr_id in traceability.operation_adrs(op)]
+        tests = [t for op in ops for t in traceability.operation_tests(op)]
+        row = AdrRow(traceability.adr(adr_id), ops, tests, [t for t in tests if t in have])
+        mine = [r for r in runs if adr_id in r.adrs]
+        row.vectors = sorted({r.spec_test for r in mine})
+        row.cases = len({(r.spec_test, r.case) for r in mine})
+        for dev in devices:
+            row.outcomes[dev] = Counter(r.verdict for r in mine if r.device_key == dev)
+        rows.append(row)
+    missing, missing_op = [], {}
+    for op in traceability.OPERATIONS:
+        for test_id in traceability.operation_tests(op):
+            if test_id not in have:
+                missing.append(traceability.spec_tests()[test_id])
+                missing_op[test_id] = op
+    return Coverage(rows, devices, missing, missing_op, vector_source, results)
+
+
+def vector_ids_in(folder: Path) -> set[str]:
+    """Vector IDs of a vectors directory: the file names ``<ID>.yaml`` anywhere below it."""
+    if not folder.is_dir():
+        raise ResultsError(f"{folder}: not a vectors directory")
+    return {p.stem for p in folder.rglob("*.yaml") if p.stem.startswith("PTO-AVS-")}
+
+
+# ---------------------------------------------------------------- rendering
+
+_VERDICT_COLOURS = {cr.PASS: "#2e9e44", cr.FAIL: "#d93a3a", cr.NOT_SUPPORTED: "#9aa3ad",
+                    cr.DEVICE_ERROR: "#e0a100"}
+
+
+def _outcome_text(counts: Counter) -> str:
+    return " / ".join(str(counts.get(v, 0)) for v in cr.VERDICTS)
+
+
+def _header(cov: Coverage) -> list[str]:
+    env = cov.results.environment
+    return [
+        f"Spec PTO-ISA/pto-spec {traceability.spec_release()} at {traceability.spec_commit()}; "
+        f"model {env.get('model.version', traceability.model_version())}.",
+        f"{len(cov.results.runs)} case runs on {len(cov.devices)} device(s): "
+        f"{', '.join(cov.devices) or 'none'}.",
+        f"Outcome columns count case runs as {' / '.join(cr.VERDICTS)}.",
+    ]
+
+
+def _project_vectors(row: AdrRow) -> list[str]:
+    return [v for v in row.vectors if v not in row.spec_tests]
+
+
+def to_markdown(cov: Coverage) -> str:
+    lines = ["# ADR coverage", ""] + [f"{line}  " for line in _header(cov)] + [""]
+    cols = ["ADR", "Title", "Status", "Operations", "Spec tests with vector", "Vector files", "Cases"]
+    cols += cov.devices
+    lines += ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for row in cov.rows:
+        cells = [row.adr.id, row.adr.title, row.adr.status, ", ".join(row.operations) or "-",
+                 f"{len(row.with_vector)} of {len(row.spec_tests)}", str(len(row.vectors)),
+                 str(row.cases)]
+        cells += [_outcome_text(row.outcomes[d]) for d in cov.devices]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    lines += ["", "## Vectors per ADR", ""]
+    for row in cov.rows:
+        ran = ", ".join(row.vectors) or "none"
+        lines.append(f"- **{row.adr.id}** {row.adr.title}: spec tests with a vector "
+                     f"{', '.join(row.with_vector) or 'none'}; vectors run: {ran}")
+    lines += ["", f"## Spec tests without a vector ({len(cov.missing)}, from {cov.vector_source})", ""]
+    lines += [f"- {t.id} ({cov.missing_operation[t.id]}, {t.kind})" for t in cov.missing] or ["- none"]
+    return "\n".join(lines) + "\n"
+
+
+_CSS = """
+body{font-family:system-ui,sans-serif;margin:2rem;color:#1d232a;background:#fff}
+h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}
+table{border-collapse:collapse;font-size:.85rem}th,td{border:1px solid #d6dbe0;padding:.3rem .5rem;
+text-align:left;vertical-align:top}th{background:#f1f3f5}td.num{text-align:right}
+.legend span{display:inline-block;margin-right:1rem}.sw{display:inline-block;width:.8rem;height:.8rem;
+margin-right:.3rem;vertical-align:middle}svg text{font-size:11px;fill:#1d232a}
+"""
+
+
+def _bar_chart(cov: Coverage) -> str:
+    """Horizontal stacked bars: per ADR, its case runs on all devices split by verdict."""
+    label_w, bar_w, row_h = 90, 480, 20
+    totals = [sum(sum(c.values()) for c in row.outcomes.values()) for row in cov.rows]
+    scale = bar_w / max(totals + [1])
+    height = row_h * len(cov.rows) + 10
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_w + bar_w + 60}" '
+             f'height="{height}" role="img" aria-label="Case runs per ADR by verdict">']
+    for i, (row, total) in enumerate(zip(cov.rows, totals)):
+        y = 5 + i * row_h
+        parts.append(f'<text x="0" y="{y + 13}">{html.escape(row.adr.id)}</text>')
+        x = float(label_w)
+        for verdict in cr.VERDICTS:
+            n = sum(c.get(verdict, 0) for c in row.outcomes.values())
+            if n:
+                w = n * scale
+                parts.append(f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="{row_h - 4}" '
+                             f'fill="{_VERDICT_COLOURS[verdict]}"><title>{html.escape(row.adr.id)}: '
+                             f'{n} {verdict}</title></rect>')
+                x += w
+        parts.append(f'<text x="{x + 4:.1f}" y="{y + 13}">{total}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def to_html(cov: Coverage) -> str:
+    e = html.escape
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           "<title>ADR coverage</title>", f"<style>{_CSS}</style></head><body>",
+           "<h1>ADR coverage</h1>"]
+    out += [f"<p>{e(line)}</p>" for line in _header(cov)]
+    out.append('<h2>Case runs per ADR</h2><p class="legend">' + "".join(
+        f'<span><i class="sw" style="background:{_VERDICT_COLOURS[v]}"></i>{e(v)}</span>'
+        for v in cr.VERDICTS) + "</p>")
+    out.append(_bar_chart(cov))
+    heads = ["ADR", "Title", "Status", "Operations", "Spec tests with vector", "Vector files",
+             "Cases"]
+    heads += [f"{d}<br><small>{' / '.join(cr.VERDICTS)}</small>" for d in map(e, cov.devices)]
+    out.append('<h2>Coverage table</h2><table id="coverage"><thead><tr>'
+               + "".join(f"<th>{h}</th>" for h in heads) + "</tr></thead><tbody>")
+    for row in cov.rows:
+        adr_cell = (f'<a href="{e(row.adr.url)}">{e(row.adr.id)}</a>' if row.adr.path
+                    else e(row.adr.id))
+        tests = (f"<details><summary>{len(row.with_vector)} of {len(row.spec_tests)}</summary>"
+                 + "<br>".join(e(t) + ("" if t in row.with_vector else " <small>(no vector)</small>")
+                               for t in row.spec_tests) + "</details>") if row.spec_tests else "-"
+        cells = [adr_cell, e(row.adr.title), e(row.adr.status), e(", ".join(row.operations) or "-"),
+                 tests]
+        out.append(f'<tr data-adr="{e(row.adr.id)}">' + "".join(f"<td>{c}</td>" for c in cells)
+                   + f'<td class="num">{len(row.vectors)}</td><td class="num">{row.cases}</td>'
+                   + "".join(f'<td class="num">{_outcome_text(row.outcomes[d])}</td>'
+                             for d in cov.devices) + "</tr>")
+    out.append("</tbody></table>")
+    out.append(f"<h2>Spec tests without a vector ({len(cov.missing)}, from "
+               f"{e(cov.vector_source)})</h2><ul id=\"missing\">")
+    out += [f'<li><a href="{e(t.url)}">{e(t.id)}</a> ({e(cov.missing_operation[t.id])}, '
+            f"{e(t.kind)})</li>" for t in cov.missing] or ["<li>none</li>"]
+    out.append("</ul></body></html>")
+    return "\n".join(out) + "\n"
+
+
+def write(cov: Coverage, out_dir: Path) -> list[Path]:
+    """Write the three files, all or none."""
+    files = {f"{BASENAME}.md": to_markdown(cov),
+             f"{BASENAME}.json": json.dumps(cov.to_json(), indent=2) + "\n",
+             f"{BASENAME}.html": to_html(cov)}
+    atomic.write_files(out_dir, files)
+    return [Path(out_dir) / name for name in files]
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="pto-avs coverage",
+        description="Write the ADR coverage report (Markdown, JSON, HTML) from Allure results.")
+    parser.add_argument("results", type=Path, help="Allure results directory (pytest --alluredir)")
+    parser.add_argument("--out", type=Path, default=Path("adr-coverage"),
+                        help="output directory (default: ./adr-coverage)")
+    parser.add_argument("--vectors", type=Path, default=None,
+                        help="vectors directory whose <ID>.yaml files decide which spec tests have "
+                             "a vector (default: the 'vectors' path the run recorded, if it exists, "
+                             "else the spec tests seen in the results)")
+    args = parser.parse_args(argv)
+    try:
+        results = read(args.results)
+        vectors = args.vectors
+        recorded = results.environment.get("vectors")
+        if vectors is None and recorded and Path(recorded).is_dir():
+            vectors = Path(recorded)
+        ids = vector_ids_in(vectors) if vectors is not None else None
+        cov = build(results, ids, f"vector files in {vectors}" if vectors else "the results")
+        paths = write(cov, args.out)
+    except (ResultsError, OSError) as exc:
+        print(f"pto-avs coverage: {exc}", file=sys.stderr)
+        return 2
+    for path in paths:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
