@@ -1,0 +1,135 @@
+"""Render an Allure results directory to HTML with Allure 3 (npm package ``allure``, no Java).
+
+``pto-avs allure-html RESULTS_DIR OUT_DIR`` writes one report with two views:
+``OUT_DIR/adr/`` groups the cases by ADR, then operation, then spec test ID (Allure
+``epic``/``feature``/``story``; a case tracing to several ADRs is listed under each),
+and ``OUT_DIR/suites/`` by device, operation and spec test ID (``parentSuite``/
+``suite``/``subSuite``). ``OUT_DIR/index.html`` links both. The categories are the
+results directory's ``categories.json``. The report is served over http (it loads
+its data with fetch): ``python3 -m http.server -d OUT_DIR -b 127.0.0.1``.
+
+Node.js 20+ must be on PATH; the pinned npm packages live in ``reports/allure/``
+and are installed there with ``npm ci`` the first time they are missing.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Optional, Sequence
+
+from reports import atomic
+from reports.allure_files import CATEGORIES, CATEGORIES_FILE
+
+NODE_DIR = Path(__file__).resolve().parent / "allure"
+ALLURE_CLI = NODE_DIR / "node_modules" / "allure" / "cli.js"
+VIEWS = {
+    "adr": ("by ADR", ["epic", "feature", "story"]),
+    "suites": ("by device", ["parentSuite", "suite", "subSuite"]),
+}
+GENERATE_TIMEOUT_S = 600
+
+
+class RenderError(RuntimeError):
+    """Allure could not be found, installed or run; the message says which and how to fix it."""
+
+
+def node_executable() -> str:
+    node = shutil.which(os.environ.get("PTO_AVS_NODE", "node"))
+    if node is None:
+        raise RenderError("node (Node.js 20 or newer) is not on PATH; install it "
+                          "(Debian: apt-get install -y nodejs npm) or set PTO_AVS_NODE")
+    return node
+
+
+def install_node_packages() -> None:
+    """``npm ci`` in reports/allure: the exact versions of package-lock.json."""
+    npm = shutil.which("npm")
+    if npm is None:
+        raise RenderError(f"npm is not on PATH; it is needed once to install {NODE_DIR}/node_modules")
+    print(f"installing Allure 3: npm ci in {NODE_DIR}", file=sys.stderr)
+    done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR,
+                          stdout=sys.stderr, stderr=sys.stderr)
+    if done.returncode != 0 or not ALLURE_CLI.is_file():
+        raise RenderError(f"npm ci in {NODE_DIR} failed (exit {done.returncode})")
+
+
+def allure_config(results: Path, output: Path, name: str) -> dict:
+    categories_path = results / CATEGORIES_FILE
+    try:
+        categories = (json.loads(categories_path.read_text(encoding="utf-8"))
+                      if categories_path.is_file() else CATEGORIES)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise RenderError(f"{categories_path}: unreadable categories ({exc})") from None
+    return {
+        "name": name,
+        "output": str(output),
+        "categories": categories,
+        "plugins": {view: {"import": "@allurereport/plugin-awesome",
+                           "options": {"reportName": f"{name} {title}", "groupBy": group_by}}
+                    for view, (title, group_by) in VIEWS.items()},
+    }
+
+
+def render(results: Path, out: Path, name: str = "pto-avs", install: bool = True) -> Path:
+    """Generate the HTML report of ``results`` into ``out`` (replaced whole, or left as it was)."""
+    results, out = Path(results).resolve(), Path(out).resolve()
+    if not results.is_dir():
+        raise RenderError(f"{results}: not a directory of Allure results")
+    if not any(results.glob("*-result.json")):
+        raise RenderError(f"{results}: holds no *-result.json (run pytest with --alluredir {results})")
+    node = node_executable()
+    if not ALLURE_CLI.is_file():
+        if not install:
+            raise RenderError(f"{ALLURE_CLI} is missing: run 'npm ci' in {NODE_DIR}")
+        install_node_packages()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        staged = work / "report"
+        config = work / "allurerc.json"
+        config.write_text(json.dumps(allure_config(results, staged, name), indent=2))
+        try:
+            done = subprocess.run([node, str(ALLURE_CLI), "generate", str(results),
+                                   "--config", str(config)],
+                                  cwd=work, capture_output=True, text=True,
+                                  timeout=GENERATE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise RenderError(f"allure generate ran past {GENERATE_TIMEOUT_S} s") from None
+        missing = [v for v in VIEWS if not (staged / v / "index.html").is_file()]
+        if done.returncode != 0 or missing or not (staged / "index.html").is_file():
+            raise RenderError(f"allure generate failed (exit {done.returncode}"
+                              + (f", no view {', '.join(missing)}" if missing else "")
+                              + f"):\n{done.stdout}{done.stderr}")
+        atomic.replace_dir(staged, out)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return out
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="pto-avs allure-html",
+        description="Render Allure results to an HTML report with Allure 3 (views by ADR and by device).")
+    parser.add_argument("results", type=Path, help="Allure results directory (pytest --alluredir)")
+    parser.add_argument("out", type=Path, help="report directory (replaced whole)")
+    parser.add_argument("--name", default="pto-avs", help="report name (default: pto-avs)")
+    parser.add_argument("--no-install", action="store_true",
+                        help="fail instead of running 'npm ci' when Allure 3 is not installed")
+    args = parser.parse_args(argv)
+    try:
+        out = render(args.results, args.out, args.name, install=not args.no_install)
+    except (RenderError, OSError) as exc:
+        print(f"pto-avs allure-html: {exc}", file=sys.stderr)
+        return 2
+    print(out / "index.html")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
