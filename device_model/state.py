@@ -1,0 +1,252 @@
+"""Architectural tile-machine state: tiles, descriptors, definedness, GPRs,
+numeric status and the core tile capacity.
+
+Facts from asl/tile/model/state/*, shape/*, definedness/*, capacity/local.asl
+and legality/{descriptor-shape,dtype-layout,pe-mask}.asl.
+
+A ``Tile`` is immutable: operations build new tiles and the machine publishes
+them all at once, so a rejected operation never leaves a partial update.
+Payload and definedness are numpy arrays indexed by storage index (the layout's
+physical index). A non-packed tile keeps the whole 64-bit Word written at each
+index; a packed-carrier tile (4-bit type in an ordinary layout, or more than
+32768 elements) keeps only the element bits, and reads zero-extend them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Optional
+
+import numpy as np
+
+from . import dtypes as dt
+from .layouts import (CELL_BYTES, MODEL_TILE_ELEMENTS, cube_geometry, cube_index_map,
+                      derived_rows, generic_indexing_permitted, is_cube, ordinary_index_map)
+
+TILE_COUNT = 64
+HANDS = "TUMN"  # hand index = TileIndex // 16
+GPR_COUNT = 24  # absolute GPRs R0..R23; R0 reads zero
+RESET_TILE_CAPACITY = 262144
+MAX_TILE_CAPACITY = 262144
+MAX_LOCAL_ALLOCATION = 65536
+WORD_MASK = (1 << 64) - 1
+
+# B.IOT PEMode -> allocation mask (b3b2b1b0 = PE0 PE1 PE2 PE3).
+PE_MASK_OF_MODE = (0b0000, 0b1000, 0b0100, 0b0010, 0b0001, 0b1100, 0b1110, 0b1111)
+PE_MODE_OF_MASK = {mask: mode for mode, mask in enumerate(PE_MASK_OF_MODE)}
+SIZE_CODE_BYTES = {code: 64 << code for code in range(1, 13)}  # 1: 128 B ... 10: 64 KiB
+
+
+def mask_text(mask: int) -> str:
+    return format(mask, "04b")
+
+
+def parse_mask(mask) -> int:
+    """A 4-bit allocation mask from "1111" / 0b1111."""
+    if isinstance(mask, str):
+        text = mask.strip()
+        if len(text) != 4 or set(text) - {"0", "1"}:
+            raise ValueError(f"PE mask {mask!r} must be four binary digits b3b2b1b0")
+        return int(text, 2)
+    if isinstance(mask, int) and 0 <= mask <= 15:
+        return mask
+    raise ValueError(f"PE mask {mask!r} must be four binary digits or an int 0..15")
+
+
+def tile_name(index: int) -> str:
+    """Project spelling of a TileIndex: hand letter and index within the hand (T0..N15)."""
+    return f"{HANDS[index // 16]}{index % 16}"
+
+
+def capacity_legal(capacity: int, limit: int) -> bool:
+    """TileCapacityIsLegal for Local tiles."""
+    return (capacity >= CELL_BYTES and capacity % CELL_BYTES == 0
+            and capacity <= MAX_LOCAL_ALLOCATION and capacity <= limit)
+
+
+def logical_capacity(capacity: int, dtype) -> int:
+    return capacity * 8 // dtype.bits
+
+
+def shape_legal(capacity: int, cols: int, valid_rows: int, valid_cols: int, dtype) -> bool:
+    """TileDescriptorShapeLegal."""
+    rows = derived_rows(capacity, cols, dtype.bits)
+    return (rows != 0 and valid_rows <= rows and valid_cols <= cols
+            and valid_rows * valid_cols <= logical_capacity(capacity, dtype))
+
+
+def cube_shape_legal(capacity: int, valid_rows: int, valid_cols: int, dtype, layout: str,
+                     limit: int) -> bool:
+    """TileCubeDescriptorShapeLegal."""
+    if not capacity_legal(capacity, limit):
+        return False
+    geometry = cube_geometry(layout, dtype, valid_rows, valid_cols)
+    return geometry is not None and geometry.required_bytes <= capacity
+
+
+@dataclass(frozen=True, eq=False)
+class Tile:
+    """One allocated tile register: descriptor, payload and definedness."""
+
+    dtype: dt.DataType
+    layout: str
+    location: str
+    capacity: int
+    rows: int
+    cols: int
+    valid_rows: int
+    valid_cols: int
+    mask: int
+    payload: np.ndarray = field(repr=False)  # uint64 by storage index
+    defined: np.ndarray = field(repr=False)  # bool by storage index
+
+    @property
+    def cube(self) -> bool:
+        return is_cube(self.layout)
+
+    @property
+    def packed(self) -> bool:
+        """TileUsesPackedCarrierRepresentation."""
+        return not self.cube and (self.dtype.bits == 4 or self.rows * self.cols > MODEL_TILE_ELEMENTS)
+
+    @property
+    def element_mask(self) -> int:
+        """Bits a write keeps: the element bits when packed, else the whole Word."""
+        return self.dtype.mask if self.packed else WORD_MASK
+
+    @property
+    def index_map(self) -> np.ndarray:
+        if self.cube:
+            return cube_index_map(self.layout, self.dtype.bits, self.rows, self.cols)
+        return ordinary_index_map(self.layout, self.dtype.bits, self.rows, self.cols)
+
+    @property
+    def valid_index(self) -> np.ndarray:
+        return self.index_map[: self.valid_rows, : self.valid_cols]
+
+    @property
+    def valid_region(self) -> np.ndarray:
+        """rows x cols bools: True inside the valid region."""
+        region = np.zeros((self.rows, self.cols), dtype=bool)
+        region[: self.valid_rows, : self.valid_cols] = True
+        return region
+
+    def words(self) -> np.ndarray:
+        """rows x cols Words read at logical coordinates."""
+        return self.payload[self.index_map]
+
+    def defined_grid(self) -> np.ndarray:
+        return self.defined[self.index_map]
+
+    def valid_words(self) -> np.ndarray:
+        return self.payload[self.valid_index]
+
+    def contents_defined(self) -> bool:
+        return bool(self.defined[self.valid_index].all())
+
+    def encodings_valid(self) -> bool:
+        """Every valid element passes TileNumericEncodingValid."""
+        if not self.dtype.must_be_zero:
+            return True
+        return not bool((self.valid_words() & np.uint64(self.dtype.must_be_zero)).any())
+
+    def with_contents(self, payload: np.ndarray, defined: np.ndarray) -> "Tile":
+        return replace(self, payload=payload, defined=defined)
+
+    def with_descriptor(self, **changes) -> "Tile":
+        return replace(self, **changes)
+
+
+def blank_tile(dtype, layout: str, location: str, capacity: int, rows: int, cols: int,
+               valid_rows: int, valid_cols: int, mask: int) -> Tile:
+    """A freshly allocated tile: every element undefined. (The spec leaves the
+    payload of a new allocation unspecified; this model reads it as 0.)"""
+    size = rows * cols
+    return Tile(dtype, layout, location, capacity, rows, cols, valid_rows, valid_cols, mask,
+                np.zeros(size, dtype=np.uint64), np.zeros(size, dtype=bool))
+
+
+def new_ordinary_tile(dtype, layout: str, location: str, capacity: int, cols: int,
+                      valid_rows: int, valid_cols: int, mask: int) -> Tile:
+    rows = derived_rows(capacity, cols, dtype.bits)
+    return blank_tile(dtype, layout, location, capacity, rows, cols, valid_rows, valid_cols, mask)
+
+
+def new_cube_tile(dtype, layout: str, capacity: int, valid_rows: int, valid_cols: int,
+                  mask: int) -> Tile:
+    geometry = cube_geometry(layout, dtype, valid_rows, valid_cols)
+    return blank_tile(dtype, layout, "Matrix", capacity, geometry.rows, geometry.cols,
+                      valid_rows, valid_cols, mask)
+
+
+# ----------------------------------------------------------------------------
+# Descriptor legality (asl/tile/model/legality/descriptor-shape.asl)
+
+def descriptor_configured(tile: Optional[Tile], limit: int) -> bool:
+    """TileDescriptorConfigured for a Numeric tile."""
+    if tile is None or not capacity_legal(tile.capacity, limit):
+        return False
+    rows = derived_rows(tile.capacity, tile.cols, tile.dtype.bits)
+    return (rows != 0 and tile.rows == rows and tile.valid_rows <= tile.rows
+            and tile.valid_cols <= tile.cols
+            and tile.rows * tile.cols <= logical_capacity(tile.capacity, tile.dtype))
+
+
+def descriptor_legal(tile: Optional[Tile], limit: int) -> bool:
+    """TileDescriptorLegal: configured, ordinary layout with complete fractals."""
+    return (descriptor_configured(tile, limit)
+            and generic_indexing_permitted(tile.layout, tile.dtype.bits, tile.rows, tile.cols))
+
+
+def cube_descriptor_legal(tile: Optional[Tile], limit: int) -> bool:
+    """TileCubeDescriptorLegal."""
+    if tile is None or tile.location != "Matrix" or not tile.cube:
+        return False
+    if not cube_shape_legal(tile.capacity, tile.valid_rows, tile.valid_cols, tile.dtype,
+                            tile.layout, limit):
+        return False
+    geometry = cube_geometry(tile.layout, tile.dtype, tile.valid_rows, tile.valid_cols)
+    return tile.rows == geometry.rows and tile.cols == geometry.cols
+
+
+def source_contents_defined(tile: Optional[Tile], limit: int) -> bool:
+    """TileSourceContentsDefined."""
+    return descriptor_legal(tile, limit) and tile.contents_defined()
+
+
+def source_encodings_valid(tile: Optional[Tile], limit: int) -> bool:
+    """TileSourceEncodingsValid."""
+    return source_contents_defined(tile, limit) and tile.encodings_valid()
+
+
+def info_descriptor_legal(tile: Optional[Tile], limit: int) -> bool:
+    """TileInfoDescriptorLegal (descriptor legal and contents defined)."""
+    return source_contents_defined(tile, limit)
+
+
+# ----------------------------------------------------------------------------
+# Machine state
+
+def allocation_bytes(mask: int, capacity: int) -> int:
+    """TileCoreAllocationBytes: popcount(mask) * per-PE capacity."""
+    return bin(mask).count("1") * capacity
+
+
+@dataclass
+class MachineState:
+    """Architectural state the four operations read and write."""
+
+    tiles: list = field(default_factory=lambda: [None] * TILE_COUNT)
+    gprs: list = field(default_factory=lambda: [0] * GPR_COUNT)
+    status: int = 0  # NumericStatus flags NV DZ OF UF NX (bit 0 = NV)
+    tile_capacity: int = RESET_TILE_CAPACITY
+
+    def copy(self) -> "MachineState":
+        return MachineState(list(self.tiles), list(self.gprs), self.status, self.tile_capacity)
+
+    def read_gpr(self, index: int) -> int:
+        return 0 if index == 0 else self.gprs[index]
+
+    def capacity_in_use(self, excluding: Optional[int] = None) -> int:
+        return sum(allocation_bytes(tile.mask, tile.capacity)
+                   for index, tile in enumerate(self.tiles)
+                   if tile is not None and index != excluding)
