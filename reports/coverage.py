@@ -78,14 +78,14 @@ class Coverage:
 
 
 def build(results: Results, vector_ids: Optional[set[str]] = None,
-          vector_source: str = "results") -> Coverage:
-    """Coverage from the case runs; ``vector_ids`` (the files of a vectors directory), when
-    given, decides which spec tests have a vector, else the spec tests seen in the results do."""
+          vector_source: str = "the results") -> Coverage:
+    """Coverage from the case runs. A spec test has a vector when the results show it ran or
+    ``vector_ids`` (the files of the vectors directories, when given) hold it."""
     runs = results.runs
     devices = sorted({r.device_key for r in runs})
     adr_ids = list(traceability.covered_adrs())
     adr_ids += sorted({a for r in runs for a in r.adrs} - set(adr_ids))
-    have = vector_ids if vector_ids is not None else {r.spec_test for r in runs}
+    have = {r.spec_test for r in runs} | (vector_ids or set())
     rows = []
     for adr_id in adr_ids:
         ops = [op for op in traceability.OPERATIONS if adr_id in traceability.operation_adrs(op)]
@@ -106,11 +106,14 @@ def build(results: Results, vector_ids: Optional[set[str]] = None,
     return Coverage(rows, devices, missing, missing_op, vector_source, results)
 
 
-def vector_ids_in(folder: Path) -> set[str]:
-    """Vector IDs of a vectors directory: the file names ``<ID>.yaml`` anywhere below it."""
-    if not folder.is_dir():
-        raise ResultsError(f"{folder}: not a vectors directory")
-    return {p.stem for p in folder.rglob("*.yaml") if p.stem.startswith("PTO-AVS-")}
+def vector_ids_in(folders: Sequence[Path]) -> set[str]:
+    """Vector IDs of vectors directories: the file names ``<ID>.yaml`` anywhere below them."""
+    ids = set()
+    for folder in folders:
+        if not folder.is_dir():
+            raise ResultsError(f"{folder}: not a vectors directory")
+        ids |= {p.stem for p in folder.rglob("*.yaml") if p.stem.startswith("PTO-AVS-")}
+    return ids
 
 
 # ---------------------------------------------------------------- rendering
@@ -239,33 +242,42 @@ def write(cov: Coverage, out_dir: Path) -> list[Path]:
     return [Path(out_dir) / name for name in files]
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="pto-avs coverage",
-        description="Write the ADR coverage report (Markdown, JSON, HTML) from Allure results.")
+DESCRIPTION = "write the ADR coverage report (Markdown, JSON, HTML) from an Allure results directory"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("results", type=Path, help="Allure results directory (pytest --alluredir)")
     parser.add_argument("--out", type=Path, default=Path("adr-coverage"),
                         help="output directory (default: ./adr-coverage)")
-    parser.add_argument("--vectors", type=Path, default=None,
-                        help="vectors directory whose <ID>.yaml files decide which spec tests have "
-                             "a vector (default: the 'vectors' path the run recorded, if it exists, "
-                             "else the spec tests seen in the results)")
-    args = parser.parse_args(argv)
+    parser.add_argument("--vectors", type=Path, action="append",
+                        help="vectors directory (repeatable): a spec test whose <ID>.yaml is there "
+                             "has a vector even if no case of it ran (default: the directories "
+                             "the run recorded in environment.properties, if they exist here)")
+
+
+def run(args: argparse.Namespace) -> int:
     try:
         results = read(args.results)
         vectors = args.vectors
-        recorded = results.environment.get("vectors")
-        if vectors is None and recorded and Path(recorded).is_dir():
-            vectors = Path(recorded)
-        ids = vector_ids_in(vectors) if vectors is not None else None
-        cov = build(results, ids, f"vector files in {vectors}" if vectors else "the results")
-        paths = write(cov, args.out)
+        recorded = [Path(p) for p in results.environment.get("vectors", "").split(", ") if p]
+        if not vectors and recorded and all(p.is_dir() for p in recorded):
+            vectors = recorded
+        ids = vector_ids_in(vectors) if vectors else None
+        source = "the results" + (" and the vector files in " + ", ".join(map(str, vectors))
+                                  if vectors else "")
+        paths = write(build(results, ids, source), args.out)
     except (ResultsError, OSError) as exc:
         print(f"pto-avs coverage: {exc}", file=sys.stderr)
         return 2
     for path in paths:
         print(path)
     return 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="pto-avs coverage", description=DESCRIPTION)
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -112,16 +112,18 @@ def render(results: Path, out: Path, name: str = "pto-avs", install: bool = True
     return out
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="pto-avs allure-html",
-        description="Render Allure results to an HTML report with Allure 3 (views by ADR and by device).")
+DESCRIPTION = "render Allure results to an HTML report with Allure 3 (views by ADR and by device)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("results", type=Path, help="Allure results directory (pytest --alluredir)")
     parser.add_argument("out", type=Path, help="report directory (replaced whole)")
     parser.add_argument("--name", default="pto-avs", help="report name (default: pto-avs)")
     parser.add_argument("--no-install", action="store_true",
                         help="fail instead of running 'npm ci' when Allure 3 is not installed")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
     try:
         out = render(args.results, args.out, args.name, install=not args.no_install)
     except (RenderError, OSError) as exc:
@@ -129,6 +131,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     print(out / "index.html")
     return 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="pto-avs allure-html", description=DESCRIPTION)
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
 
 
 if __name__ == "__main__":
