@@ -1,0 +1,66 @@
+"""The ``pto-avs`` console script: a thin dispatcher over subcommands.
+
+Each subcommand is a function ``(args) -> int`` registered with ``_register``;
+add new ones the same way.
+
+    pto-avs asm 'BSTART.VEC TCVT, U8'      -> 0xd9b19181
+    pto-avs disasm 0xd9b19181              -> BSTART.VEC TCVT, U8
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from device_model.encoding import assemble, disassemble, raw_instruction
+
+
+def _asm(args) -> int:
+    text = "\n".join(args.text) if args.text else sys.stdin.read()
+    try:
+        instructions = assemble(text)
+    except ValueError as exc:
+        print(f"pto-avs asm: {exc}", file=sys.stderr)
+        return 2
+    for ins in instructions:
+        print(f"{ins.word:#06x}" if ins.length == 16 else f"{ins.word:#010x}")
+    return 0
+
+
+def _disasm(args) -> int:
+    tokens = " ".join(args.words).replace(",", " ").replace(";", " ").split() if args.words \
+        else sys.stdin.read().split()
+    for token in tokens:
+        try:
+            ins = raw_instruction(int(token, 0))
+        except ValueError as exc:
+            print(f"pto-avs disasm: {token!r}: {exc}", file=sys.stderr)
+            return 2
+        print(disassemble(ins.word, ins.length))
+    return 0
+
+
+def _register(subparsers, name, handler, help_text, configure):
+    parser = subparsers.add_parser(name, help=help_text, description=help_text)
+    configure(parser)
+    parser.set_defaults(handler=handler)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pto-avs", description="PTO ISA architectural validation suite")
+    subparsers = parser.add_subparsers(dest="command", required=True)
+    _register(subparsers, "asm", _asm,
+              "assemble project assembly text (';' or newline separated) to one word per line",
+              lambda p: p.add_argument("text", nargs="*", help="assembly text; stdin when omitted"))
+    _register(subparsers, "disasm", _disasm,
+              "disassemble instruction words (a word below 0x10000 with bit 0 clear is 16-bit)",
+              lambda p: p.add_argument("words", nargs="*", help="words, e.g. 0xd9b19181; stdin when omitted"))
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.handler(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
