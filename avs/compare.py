@@ -1,0 +1,594 @@
+"""Comparator: a Case, a device's Observation and its Capabilities -> a Verdict.
+
+Every aspect the case expects (``avs.case.ASPECTS``; table in vectors/FORMAT.md) gets
+its own verdict: ``pass``, ``fail`` or ``not observable`` (the device declares it
+cannot see that aspect). A failing aspect carries its first divergence and a
+compact bit-level diff of the tile. Knows nothing of pytest, YAML or devices.
+
+Payload, padding and storage compare *element bits*: the observed Word reduced to
+the element width of the tile's type (expected values are taken as written, so a
+value wider than the element never matches). ``carrier`` compares whole Words.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Optional
+
+import numpy as np
+
+from avs.case import ASPECTS, Case, Observation, TileObservation
+from avs.tile_state import element_bits, initial_arrays, parse_coordinate
+
+PASS, FAIL, NOT_OBSERVABLE = "pass", "fail", "not observable"
+DESCRIPTOR_FIELDS = ("dtype", "layout", "location", "rows", "cols", "valid", "capacity", "mask")
+GRID_ROWS, GRID_COLS = 16, 32  # largest window of a tile drawn in a diff
+XOR_SHOWN = 4  # differing words whose XOR a diff lists
+
+
+class MalformedObservation(ValueError):
+    """The device returned something that is not an observation of this case."""
+
+
+@dataclass
+class Divergence:
+    """One place where the observation differs from the expectation."""
+
+    where: str  # "tile 0 (0,1)", "tile 0 dtype", "flags", "encoding[2]"
+    expected: str
+    observed: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: expected {self.expected}, observed {self.observed}"
+
+
+@dataclass
+class AspectVerdict:
+    aspect: str
+    status: str  # PASS | FAIL | NOT_OBSERVABLE
+    checked: int = 0  # number of individual comparisons
+    mismatches: int = 0
+    first: Optional[Divergence] = None
+    diff: list[str] = field(default_factory=list)  # extra lines: summary, grid, XOR
+
+    def report(self) -> list[str]:
+        lines = [f"{self.aspect}: {self.mismatches} of {self.checked} differ; first divergence {self.first}"]
+        return lines + ["  " + line for line in self.diff]
+
+
+@dataclass
+class Verdict:
+    case_id: str
+    error: Optional[str] = None  # the device failed (Observation.error or a malformed observation)
+    aspects: dict[str, AspectVerdict] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> list[str]:
+        return [a for a, v in self.aspects.items() if v.status == FAIL]
+
+    @property
+    def unobserved(self) -> list[str]:
+        return [a for a, v in self.aspects.items() if v.status == NOT_OBSERVABLE]
+
+    @property
+    def passed(self) -> list[str]:
+        return [a for a, v in self.aspects.items() if v.status == PASS]
+
+    @property
+    def outcome(self) -> str:
+        """``device error`` | ``fail`` | ``not observable`` (nothing checkable) | ``pass``."""
+        if self.error is not None:
+            return "device error"
+        if self.failed:
+            return FAIL
+        if not self.passed:
+            return NOT_OBSERVABLE
+        return PASS
+
+    def report(self) -> str:
+        """Readable account of a failure: every failing aspect, then what passed and what was not seen."""
+        if self.error is not None:
+            return f"device error: {self.error}"
+        lines = []
+        for aspect in self.failed:
+            lines += self.aspects[aspect].report()
+        if self.passed:
+            lines.append("passed: " + ", ".join(self.passed))
+        if self.unobserved:
+            lines.append("not observable on this device: " + ", ".join(self.unobserved))
+        return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# entry point
+
+
+def expected_aspects(case: Case, observation: Optional[Observation] = None) -> list[str]:
+    """The aspects a case has expectations for, in ASPECTS order.
+
+    An ``elements`` entry belongs to ``payload`` inside the valid region and to the
+    padding aspects outside it; the valid region is the expected one, else the
+    observed one (without either, the entry counts as payload).
+    """
+    expect = case.expect
+    wanted = {"fault"}
+    if "flags" in expect:
+        wanted.add("flags")
+    if "encoding" in expect:
+        wanted.add("encoding")
+    if expect.get("unchanged"):
+        wanted.add("sources")
+    if "allocated" in expect:
+        wanted.add("descriptor")
+    for tile in expect.get("tiles", []):
+        if any(f in tile for f in DESCRIPTOR_FIELDS):
+            wanted.add("descriptor")
+        if "data" in tile or "fill" in tile:
+            wanted.add("payload")
+        if "words" in tile:
+            wanted.add("carrier")
+        if "storage" in tile:
+            wanted.add("storage")
+        padding = tile.get("padding")
+        if padding is not None:
+            wanted.add("padding_defined")
+            if "value" in padding:
+                wanted.add("padding_value")
+        valid = tile.get("valid")
+        if valid is None and observation is not None and tile["index"] in observation.tiles:
+            valid = observation.tiles[tile["index"]].valid
+        for key, element in tile.get("elements", {}).items():
+            r, c = parse_coordinate(key)
+            if valid is None or (r < valid[0] and c < valid[1]):
+                wanted.add("payload")
+            else:
+                wanted.update(a for a, k in (("padding_defined", "defined"), ("padding_value", "value")) if k in element)
+    return [a for a in ASPECTS if a in wanted]
+
+
+def compare(case: Case, observation: Observation, observable) -> Verdict:
+    """Judge one observation; ``observable`` is the set of aspects the device can see
+    (``Capabilities.aspects``)."""
+    verdict = Verdict(case.id)
+    if observation.error is not None:
+        verdict.error = str(observation.error)
+        return verdict
+    checks = _Checks(case, observation)
+    try:
+        for aspect in expected_aspects(case, observation):
+            if aspect not in observable:
+                verdict.aspects[aspect] = AspectVerdict(aspect, NOT_OBSERVABLE)
+            else:
+                verdict.aspects[aspect] = getattr(checks, aspect)()
+    except MalformedObservation as exc:
+        verdict.error = f"malformed observation: {exc}"
+        verdict.aspects.clear()
+    return verdict
+
+
+# ---------------------------------------------------------------------------
+# value display
+
+
+@lru_cache(maxsize=None)
+def _numeric():
+    """The golden model's numeric decoding, used for display only; None when it cannot be
+    imported (values are then shown in hex alone)."""
+    try:
+        from device_model.numeric import flags, formats
+    except ImportError:
+        return None
+    return flags, formats
+
+
+def describe_bits(value: int, dtype: Optional[str]) -> str:
+    """``0x3FC0 (1.5)``: the bits in hex at the element width, and the value they encode."""
+    if dtype is None:
+        return hex(value)
+    bits = element_bits(dtype)
+    text = f"0x{value:0{max(1, (bits + 3) // 4)}X}"
+    if value >> bits:
+        return text + " (wider than the element)"
+    numeric = _numeric()
+    if numeric is None:
+        return text
+    formats = numeric[1]
+    decoded = formats.decode(np.array([value], dtype=np.uint64), dtype)
+    cls, negative = formats.ValueClass(int(decoded.cls[0])), bool(decoded.negative[0])
+    if cls == formats.ValueClass.INVALID_ENCODING:
+        return text + " (invalid encoding)"
+    if cls in (formats.ValueClass.QUIET_NAN, formats.ValueClass.SIGNALING_NAN):
+        return text + (" (qNaN)" if cls == formats.ValueClass.QUIET_NAN else " (sNaN)")
+    if cls in (formats.ValueClass.POSITIVE_INFINITY, formats.ValueClass.NEGATIVE_INFINITY):
+        return text + (" (-Inf)" if negative else " (+Inf)")
+    sig, exp = int(decoded.sig[0]), int(decoded.exp[0])
+    magnitude = sig << exp if exp >= 0 else math.ldexp(sig, exp)  # display only
+    return f"{text} ({'-' if negative else ''}{magnitude})"
+
+
+def describe_flags(value: Optional[int]) -> str:
+    if value is None:
+        return "nothing (not reported)"
+    numeric = _numeric()
+    if numeric is None:
+        return f"0x{value:02X}"
+    names = numeric[0].flag_names(value)
+    return f"0x{value:02X} ({' '.join(names) if names else 'none'})"
+
+
+# ---------------------------------------------------------------------------
+# checks
+
+
+@dataclass
+class _TileArrays:
+    """An observed tile as arrays, validated against its own shape."""
+
+    obs: TileObservation
+    words: Optional[np.ndarray]  # uint64 rows x cols
+    defined: Optional[np.ndarray]  # bool rows x cols
+    rows: int
+    cols: int
+
+
+class _Checks:
+    """One method per aspect; each returns that aspect's AspectVerdict."""
+
+    def __init__(self, case: Case, observation: Observation):
+        self.case = case
+        self.obs = observation
+        self._arrays: dict[int, _TileArrays] = {}
+        self._element_results: Optional[dict[str, _Tally]] = None
+
+    # -- simple aspects
+
+    def fault(self) -> AspectVerdict:
+        expected, observed = self.case.expect.get("fault"), self.obs.fault
+        tally = _Tally("fault")
+        tally.check(expected == observed, "fault", expected or "no fault", observed or "no fault")
+        return tally.verdict()
+
+    def flags(self) -> AspectVerdict:
+        expected, observed = self.case.expect["flags"], self.obs.flags
+        tally = _Tally("flags")
+        tally.check(expected == observed, "NumericStatus", describe_flags(expected), describe_flags(observed))
+        return tally.verdict()
+
+    def encoding(self) -> AspectVerdict:
+        expected, observed = list(self.case.expect["encoding"]), self.obs.encoding
+        tally = _Tally("encoding")
+        if observed is None:
+            tally.check(False, "encoding", f"{len(expected)} words", "nothing (not reported)")
+            return tally.verdict()
+        observed = list(observed)
+        for i in range(max(len(expected), len(observed))):
+            exp = f"0x{expected[i]:08X}" if i < len(expected) else "no word"
+            got = f"0x{observed[i]:08X}" if i < len(observed) and isinstance(observed[i], int) else (
+                "no word" if i >= len(observed) else repr(observed[i]))
+            tally.check(exp == got, f"encoding[{i}]", exp, got)
+        return tally.verdict()
+
+    def descriptor(self) -> AspectVerdict:
+        tally = _Tally("descriptor")
+        if "allocated" in self.case.expect:
+            expected = sorted(self.case.expect["allocated"])
+            observed = sorted(self.obs.tiles)
+            tally.check(expected == observed, "allocated tiles", str(expected), str(observed))
+        for tile in self.case.expect.get("tiles", []):
+            index = tile["index"]
+            fields = [f for f in DESCRIPTOR_FIELDS if f in tile]
+            if not fields:
+                continue
+            got = self.obs.tiles.get(index)
+            if got is None:
+                tally.check(False, f"tile {index}", "an allocated tile", "no tile")
+                continue
+            for name in fields:
+                expected, observed = tile[name], getattr(got, name)
+                if name == "valid" and observed is not None:
+                    observed = list(observed)
+                tally.check(expected == observed, f"tile {index} {name}", str(expected),
+                            "nothing (not reported)" if observed is None else str(observed))
+        return tally.verdict()
+
+    def carrier(self) -> AspectVerdict:
+        tally = _Tally("carrier")
+        for tile in self.case.expect.get("tiles", []):
+            if "words" not in tile:
+                continue
+            arrays = self._tile(tile["index"], tally)
+            if arrays is None:
+                continue
+            expected = np.array(tile["words"], dtype=np.uint64).reshape(len(tile["words"]), -1)
+            _compare_grid(tally, tile["index"], arrays, expected, np.ones(expected.shape, bool), None,
+                          None, mask_bits=None, dtype=None)
+        return tally.verdict()
+
+    def storage(self) -> AspectVerdict:
+        tally = _Tally("storage")
+        for tile in self.case.expect.get("tiles", []):
+            if "storage" not in tile:
+                continue
+            arrays = self._tile(tile["index"], tally)
+            if arrays is None:
+                continue
+            observed = arrays.obs.storage
+            dtype = tile.get("dtype") or arrays.obs.dtype
+            if observed is None:
+                tally.check(False, f"tile {tile['index']} storage", "storage contents", "nothing (not reported)")
+                continue
+            mask = (1 << element_bits(dtype)) - 1 if dtype else (1 << 64) - 1
+            for index, expected in sorted(tile["storage"].items()):
+                got = observed[index] & mask if index < len(observed) else None
+                tally.check(got == expected, f"tile {tile['index']} storage[{index}]", describe_bits(expected, dtype),
+                            "no such index" if got is None else describe_bits(got, dtype))
+        return tally.verdict()
+
+    def sources(self) -> AspectVerdict:
+        tally = _Tally("sources")
+        unchanged = self.case.expect["unchanged"]
+        tiles = self.case.state.get("tiles", [])
+        chosen = tiles if unchanged == "all" else [t for t in tiles if t["index"] in unchanged]
+        for tile in chosen:
+            index = tile["index"]
+            arrays = self._tile(index, tally)
+            if arrays is None:
+                continue
+            for name in ("dtype", "layout", "location", "cols", "valid", "capacity", "mask"):
+                if tile.get(name) is None:
+                    continue
+                observed = getattr(arrays.obs, name)
+                observed = list(observed) if name == "valid" and observed is not None else observed
+                tally.check(observed == tile[name], f"tile {index} {name}", str(tile[name]), str(observed))
+            if arrays.words is None:
+                tally.check(False, f"tile {index} words", "the initial contents", "nothing (not reported)")
+                continue
+            try:
+                words, defined = initial_arrays(tile, arrays.rows, arrays.cols)
+            except ValueError as exc:
+                tally.check(False, f"tile {index} shape", "room for the initial contents", str(exc))
+                continue
+            bits = element_bits(tile["dtype"])
+            words &= np.uint64((1 << bits) - 1)  # element bits: a sign-extended S8 Word reads back as written
+            # Values only where the tile was defined: an undefined element's bits are not architectural.
+            _compare_grid(tally, index, arrays, words, defined, defined,
+                          np.ones(words.shape, bool), mask_bits=bits, dtype=tile["dtype"])
+        return tally.verdict()
+
+    # -- element aspects (one pass over each expected tile fills all four tallies)
+
+    def payload(self) -> AspectVerdict:
+        return self._elements()["payload"].verdict()
+
+    def padding_defined(self) -> AspectVerdict:
+        return self._elements()["padding_defined"].verdict()
+
+    def padding_value(self) -> AspectVerdict:
+        return self._elements()["padding_value"].verdict()
+
+    def _elements(self) -> dict:
+        if self._element_results is not None:
+            return self._element_results
+        tallies = {a: _Tally(a) for a in ("payload", "padding_defined", "padding_value")}
+        for tile in self.case.expect.get("tiles", []):
+            if not ("data" in tile or "fill" in tile or tile.get("elements") or "padding" in tile):
+                continue
+            arrays = self._tile(tile["index"], tallies["payload"])
+            if arrays is None:  # missing: every element aspect of this tile fails
+                for aspect in ("padding_defined", "padding_value"):
+                    tallies[aspect].check(False, f"tile {tile['index']}", "an allocated tile", "no tile")
+                continue
+            self._tile_elements(tile, arrays, tallies)
+        self._element_results = tallies
+        return tallies
+
+    def _tile_elements(self, tile: dict, arrays: _TileArrays, tallies: dict) -> None:
+        index, rows, cols = tile["index"], arrays.rows, arrays.cols
+        valid = tile.get("valid") or (list(arrays.obs.valid) if arrays.obs.valid is not None else None)
+        if valid is None:
+            tallies["payload"].check(False, f"tile {index} valid region", "a valid region", "nothing (not reported)")
+            return
+        vr, vc = min(valid[0], rows), min(valid[1], cols)
+        dtype = tile.get("dtype") or arrays.obs.dtype
+        bits = element_bits(dtype) if dtype else None
+        value = np.zeros((rows, cols), np.uint64)
+        has_value = np.zeros((rows, cols), bool)
+        want_defined = np.zeros((rows, cols), bool)
+        has_defined = np.zeros((rows, cols), bool)
+        inside = np.zeros((rows, cols), bool)
+        inside[:vr, :vc] = True
+        if "data" in tile:
+            data = tile["data"]
+            shape = (len(data), len(data[0]) if data else 0)
+            if shape[0] > rows or shape[1] > cols:
+                tallies["payload"].check(False, f"tile {index} shape", f"room for {shape[0]}x{shape[1]} data",
+                                         f"a {rows}x{cols} tile")
+                return
+            value[: shape[0], : shape[1]] = np.array(data, dtype=np.uint64).reshape(shape)
+            has_value[: shape[0], : shape[1]] = True
+        elif "fill" in tile:
+            value[:vr, :vc] = np.uint64(tile["fill"])
+            has_value[:vr, :vc] = True
+        padding = tile.get("padding")
+        if padding is not None:
+            has_defined[~inside] = True
+            want_defined[~inside] = padding["defined"]
+            if "value" in padding:
+                value[~inside] = np.uint64(padding["value"])
+                has_value[~inside] = True
+        for key, element in tile.get("elements", {}).items():
+            r, c = parse_coordinate(key)
+            if r >= rows or c >= cols:
+                tallies["payload"].check(False, f"tile {index} ({r},{c})", "an element", f"a {rows}x{cols} tile")
+                continue
+            if "value" in element:
+                value[r, c] = np.uint64(element["value"])
+                has_value[r, c] = True
+            if "defined" in element:
+                has_defined[r, c] = True
+                want_defined[r, c] = element["defined"]
+        # Inside the valid region a value to check means the element must be defined.
+        implied = inside & has_value & ~has_defined
+        has_defined |= implied
+        want_defined |= implied
+        _compare_grid(tallies["payload"], index, arrays, value, has_value & inside, want_defined,
+                      has_defined & inside, mask_bits=bits, dtype=dtype)
+        if (has_defined & ~inside).any():
+            _compare_grid(tallies["padding_defined"], index, arrays, value, np.zeros_like(inside), want_defined,
+                          has_defined & ~inside, mask_bits=bits, dtype=dtype)
+        if (has_value & ~inside).any():
+            _compare_grid(tallies["padding_value"], index, arrays, value, has_value & ~inside, None,
+                          None, mask_bits=bits, dtype=dtype, only_defined=True)
+
+    # -- observed tiles
+
+    def _tile(self, index: int, tally: "_Tally") -> Optional[_TileArrays]:
+        """The observed tile as arrays; a missing tile is a mismatch of ``tally``."""
+        if index in self._arrays:
+            return self._arrays[index]
+        obs = self.obs.tiles.get(index)
+        if obs is None:
+            tally.check(False, f"tile {index}", "an allocated tile", "no tile")
+            return None
+        arrays = _tile_arrays(index, obs)
+        self._arrays[index] = arrays
+        return arrays
+
+
+def _grid(name: str, index: int, data, dtype, rows, cols) -> Optional[np.ndarray]:
+    if data is None:
+        return None
+    try:
+        array = np.array(data, dtype=dtype)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise MalformedObservation(f"tile {index} {name}: {exc}") from None
+    if array.ndim != 2 or (rows is not None and array.shape[0] != rows) or (cols is not None and array.shape[1] != cols):
+        raise MalformedObservation(
+            f"tile {index} {name}: expected a {rows}x{cols} grid, got shape {array.shape}")
+    return array
+
+
+def _tile_arrays(index: int, obs: TileObservation) -> _TileArrays:
+    words = _grid("words", index, obs.words, np.uint64, obs.rows, obs.cols)
+    if obs.defined is not None and not all(isinstance(v, (bool, np.bool_)) for row in obs.defined for v in row):
+        raise MalformedObservation(f"tile {index} defined: expected booleans")
+    defined = _grid("defined", index, obs.defined, bool, obs.rows, obs.cols)
+    shape = words.shape if words is not None else (defined.shape if defined is not None else None)
+    if words is not None and defined is not None and words.shape != defined.shape:
+        raise MalformedObservation(f"tile {index}: words {words.shape} and defined {defined.shape} differ in shape")
+    rows = obs.rows if obs.rows is not None else (shape[0] if shape else 0)
+    cols = obs.cols if obs.cols is not None else (shape[1] if shape else 0)
+    return _TileArrays(obs, words, defined, rows, cols)
+
+
+# ---------------------------------------------------------------------------
+# tallies and grids
+
+
+class _Tally:
+    """Counts the comparisons of one aspect and keeps the first divergence and the diff lines."""
+
+    def __init__(self, aspect: str):
+        self.aspect = aspect
+        self.checked = 0
+        self.mismatches = 0
+        self.first: Optional[Divergence] = None
+        self.diff: list[str] = []
+
+    def check(self, equal: bool, where: str, expected, observed) -> None:
+        self.checked += 1
+        if not equal:
+            self.mismatches += 1
+            if self.first is None:
+                self.first = Divergence(where, str(expected), str(observed))
+            elif len(self.diff) < 8:
+                self.diff.append(f"also {where}: expected {expected}, observed {observed}")
+
+    def verdict(self) -> AspectVerdict:
+        status = FAIL if self.mismatches else PASS
+        return AspectVerdict(self.aspect, status, self.checked, self.mismatches, self.first, self.diff)
+
+
+def _compare_grid(tally: _Tally, index: int, arrays: _TileArrays, value: np.ndarray, check_value: np.ndarray,
+                  want_defined: Optional[np.ndarray], check_defined: Optional[np.ndarray], *, mask_bits, dtype,
+                  only_defined: bool = False) -> None:
+    """Compare the coordinates selected by ``check_value`` / ``check_defined`` and add a diff."""
+    rows, cols = value.shape
+    observed_defined = arrays.defined
+    if check_defined is not None and check_defined.any() and observed_defined is None:
+        tally.check(False, f"tile {index} definedness", "definedness", "nothing (not reported)")
+        check_defined = None
+    if check_value.any() and arrays.words is None:
+        tally.check(False, f"tile {index} words", "element values", "nothing (not reported)")
+        check_value = np.zeros_like(check_value)
+    if arrays.words is not None and arrays.words.shape[:2] != (rows, cols):
+        sub = np.zeros((rows, cols), np.uint64)
+        r, c = min(rows, arrays.words.shape[0]), min(cols, arrays.words.shape[1])
+        sub[:r, :c] = arrays.words[:r, :c]
+        observed = sub
+    else:
+        observed = arrays.words if arrays.words is not None else np.zeros((rows, cols), np.uint64)
+    if mask_bits is not None and mask_bits < 64:
+        observed = observed & np.uint64((1 << mask_bits) - 1)
+
+    bad_defined = np.zeros((rows, cols), bool)
+    if check_defined is not None and observed_defined is not None:
+        bad_defined = check_defined & (observed_defined[:rows, :cols] != want_defined)
+    value_checked = check_value.copy()
+    if observed_defined is not None:
+        # An undefined element has no value to compare: where it should be defined it is
+        # reported as undefined; in the padding values are compared only where defined.
+        value_checked &= ~bad_defined
+        if only_defined:
+            value_checked &= observed_defined[:rows, :cols]
+    bad_value = value_checked & (observed != value)
+    checked = value_checked | (check_defined if check_defined is not None else False)
+    tally.checked += int(np.count_nonzero(checked))
+    bad = bad_value | bad_defined
+    count = int(np.count_nonzero(bad))
+    if not count:
+        return
+    tally.mismatches += count
+    coords = np.argwhere(bad)  # row-major order
+    r0, c0 = (int(v) for v in coords[0])
+    if bad_defined[r0, c0]:
+        want = "defined" if want_defined[r0, c0] else "undefined"
+        got = "defined" if observed_defined[r0, c0] else "undefined"
+        divergence = Divergence(f"tile {index} ({r0},{c0})", want, got)
+    else:
+        divergence = Divergence(f"tile {index} ({r0},{c0})", describe_bits(int(value[r0, c0]), dtype),
+                                describe_bits(int(observed[r0, c0]), dtype))
+    if tally.first is None:
+        tally.first = divergence
+    else:
+        tally.diff.append(f"also {divergence}")
+    tally.diff += _draw(index, bad_value, bad_defined, checked, want_defined, r0, c0, dtype)
+    xors = [(int(r), int(c)) for r, c in np.argwhere(bad_value)[:XOR_SHOWN]]
+    if xors:
+        width = max(1, ((mask_bits or 64) + 3) // 4)
+        tally.diff.append("XOR expected^observed: " + ", ".join(
+            f"({r},{c}) 0x{int(value[r, c]) ^ int(observed[r, c]):0{width}X}" for r, c in xors))
+
+
+def _draw(index, bad_value, bad_defined, checked, want_defined, r0, c0, dtype) -> list[str]:
+    """A window of the tile around the first divergence: '.' equal, 'X' value differs,
+    'u' undefined but expected defined, 'd' defined but expected undefined, ' ' not checked."""
+    rows, cols = bad_value.shape
+    top = 0 if rows <= GRID_ROWS else min(max(0, r0 - r0 % 8), rows - GRID_ROWS)
+    left = 0 if cols <= GRID_COLS else min(max(0, c0 - c0 % 8), cols - GRID_COLS)
+    bottom, right = min(rows, top + GRID_ROWS), min(cols, left + GRID_COLS)
+    header = f"tile {index} rows {top}..{bottom - 1} x cols {left}..{right - 1} of {rows}x{cols}"
+    lines = [header + (f" [{dtype}]" if dtype else "") + ": '.' equal  X value  u undefined  d defined  ' ' unchecked"]
+    lines.append("      " + "".join(str(c % 10) for c in range(left, right)))
+    for r in range(top, bottom):
+        row = []
+        for c in range(left, right):
+            if bad_defined[r, c]:
+                row.append("u" if want_defined[r, c] else "d")
+            elif bad_value[r, c]:
+                row.append("X")
+            else:
+                row.append("." if checked[r, c] else " ")
+        lines.append(f"{r:5d} " + "".join(row).rstrip())
+    return lines

@@ -1,0 +1,429 @@
+"""The pto-avs pytest plugin: ``pytest avs/`` runs every vector case on every selected device.
+
+Registered through the ``pytest11`` entry point ``pto_avs``. ``avs/test_conformance.py``
+holds one marked function; this plugin replaces it, at collection, with one
+collector per vector file and one item per case and device, named
+``<spec test ID>::<case>[<device>]`` (the device suffix only when several devices
+run). Vectors are loaded and devices opened only when that module is collected,
+in each xdist worker separately; cases run in batches per device.
+
+Outcomes of an item: ``pass`` (every observable expected aspect matched; aspects the
+device cannot observe are counted in the summary), ``fail`` (a readable report of
+each failing aspect), ``device error`` (a failure whose message starts with
+``device error:``), ``not supported`` / ``not observable`` (skips whose reasons start
+with those words), ``vector error`` (a malformed file or case: a failure naming
+file, case and field). The terminal summary counts each separately.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Optional
+
+import pytest
+
+from avs.case import PROFILES, Case, Observation
+
+DEFAULT_DEVICES = ("golden:pto-v0", "golden:hw-ieee")
+OPERATION_MARKERS = {"TCVT": "tcvt", "TQUANT": "tquant", "TMULS": "tmuls", "TGEMV_MX_ACC": "tgemv_mx_acc"}
+KINDS = ("execution", "boundary", "fault", "state-transition", "static-invariant")
+OUTCOMES = ("pass", "fail", "device error", "not supported", "not observable", "vector error")
+OUTCOME = "pto_avs_outcome"  # user property: one of OUTCOMES
+UNOBSERVED = "pto_avs_unobserved"  # user property: aspects not observable in a passing case
+ASPECT_STATUS = "pto_avs_aspects"  # user property: {aspect: pass | fail | not observable}
+RECORDING_OUTPUT = "pto_avs_recording"  # xdist workeroutput key
+SUITE_KEY = pytest.StashKey["Suite"]()
+
+
+def conformance_suite(function):
+    """Mark the function the plugin replaces by the vector cases."""
+    function.pto_avs_suite = True
+    return function
+
+
+def kind_marker(kind: str) -> str:
+    return kind.replace("-", "_")
+
+
+# ---------------------------------------------------------------------------
+# options and configuration
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("pto-avs", "PTO AVS conformance vectors (pytest avs/)")
+    group.addoption("--device", action="append", default=[], metavar="NAME[:ARG]",
+                    help="device to run the vectors on (repeatable); default: "
+                         + " and ".join(DEFAULT_DEVICES) + ". Names come from the pto_avs.devices entry points.")
+    group.addoption("--profile", choices=PROFILES, default=None,
+                    help="only devices implementing this numeric profile, and only cases that hold under it")
+    group.addoption("--vectors", action="append", default=[], metavar="PATH",
+                    help="extra vector directory or file (repeatable), run with the shipped vectors")
+    group.addoption("--vectors-only", action="store_true", default=False,
+                    help="run only the --vectors paths, not the shipped vectors")
+    group.addoption("--adr", action="append", default=[], metavar="ADR-NNNN",
+                    help="only cases tracing to this ADR (repeatable: any of them)")
+    group.addoption("--record", metavar="FILE", default=None,
+                    help="record every device answer to FILE (replay with --device replay:FILE)")
+    group.addoption("--batch-size", type=int, default=32, metavar="N",
+                    help="cases sent to a device per execute_batch call (default 32)")
+
+
+def pytest_configure(config):
+    for operation, marker in OPERATION_MARKERS.items():
+        config.addinivalue_line("markers", f"{marker}: PTO AVS vector cases of {operation}")
+    for kind in KINDS:
+        config.addinivalue_line("markers", f"{kind_marker(kind)}: PTO AVS vector cases of kind {kind}")
+    opts = config.option
+    if opts.vectors_only and not opts.vectors:
+        raise pytest.UsageError("--vectors-only needs at least one --vectors PATH")
+    if opts.batch_size < 1:
+        raise pytest.UsageError("--batch-size must be at least 1")
+    if opts.adr:
+        from avs import spec_data
+
+        known = {a["id"] for a in spec_data.load("tile-avs-catalog")["adrs"]}
+        unknown = [a for a in opts.adr if a not in known]
+        if unknown:
+            raise pytest.UsageError(f"--adr {unknown[0]} is not an ADR of the catalog (known: {', '.join(sorted(known))})")
+    if opts.record and not Path(opts.record).resolve().parent.is_dir():
+        raise pytest.UsageError(f"--record {opts.record}: directory {Path(opts.record).parent} does not exist")
+    config.pluginmanager.register(Tally(config), "pto_avs_tally")
+
+
+# ---------------------------------------------------------------------------
+# the suite: vectors and devices of one process
+
+
+class DeviceSlot:
+    """One opened device of the run, with its batch cache."""
+
+    def __init__(self, label: str, device, batch_size: int, recording):
+        self.label = label
+        self.device = device
+        self.capabilities = device.capabilities
+        self.batch_size = batch_size
+        self.recording = recording
+        self._support: dict[str, Optional[str]] = {}
+        self._observations: dict = {}
+        self._queue: Optional[list[Case]] = None  # this device's cases in run order
+        self._position: dict[str, int] = {}
+
+    def unsupported(self, case: Case) -> Optional[str]:
+        if case.id not in self._support:
+            try:
+                self._support[case.id] = self.device.supports(case)
+            except Exception as exc:  # a device's own check failing is that device's problem
+                self._support[case.id] = f"{self.label}.supports raised {type(exc).__name__}: {exc}"
+        return self._support[case.id]
+
+    def observe(self, case: Case, session):
+        """The device's observation of ``case``, executing it with the next cases of the run."""
+        if case.id not in self._observations:
+            if self._queue is None:
+                self._queue = [it.case for it in session.items if isinstance(it, CaseItem) and it.slot is self]
+                self._position = {c.id: i for i, c in enumerate(self._queue)}
+            start = self._position.get(case.id)
+            chunk = [case]
+            if start is not None:
+                for later in self._queue[start + 1:]:
+                    if len(chunk) >= self.batch_size:
+                        break
+                    if later.id not in self._observations and self.unsupported(later) is None:
+                        chunk.append(later)
+            for c, observation in zip(chunk, self._execute(chunk)):
+                self._observations[c.id] = observation
+                if self.recording is not None:
+                    self.recording.add_observation(self.label, self.capabilities, c, observation)
+        return self._observations.pop(case.id)
+
+    def _execute(self, chunk: list[Case]) -> list[Observation]:
+        """``execute_batch``, with anything but one Observation per case turned into device errors."""
+        try:
+            answers = self.device.execute_batch(chunk)
+        except Exception as exc:
+            return [Observation.device_error(f"execute_batch raised {type(exc).__name__}: {exc}")] * len(chunk)
+        answers = list(answers) if isinstance(answers, (list, tuple)) else answers
+        if not isinstance(answers, list) or len(answers) != len(chunk):
+            count = len(answers) if isinstance(answers, list) else type(answers).__name__
+            return [Observation.device_error(f"execute_batch returned {count} answers for {len(chunk)} cases")] * len(chunk)
+        return [a if isinstance(a, Observation) else Observation.device_error(
+            f"execute_batch returned {type(a).__name__}, not an Observation") for a in answers]
+
+    def close(self) -> None:
+        self.device.close()
+
+
+class SuiteError(Exception):
+    """The suite cannot be set up (a vector path or device that cannot be opened)."""
+
+
+class Suite:
+    """Vector files and opened devices, built on the first collection of the conformance module."""
+
+    def __init__(self, config):
+        from avs.loader import VECTORS_DIR, load_paths
+        from plugins.base import open_device
+        from plugins.replay import Recording
+
+        opts = config.option
+        paths = [Path(p) for p in opts.vectors] if opts.vectors_only else [VECTORS_DIR, *map(Path, opts.vectors)]
+        try:
+            self.files = load_paths(paths)
+        except FileNotFoundError as exc:
+            raise SuiteError(f"--vectors: {exc}") from None
+        self.recording = Recording() if opts.record else None
+        self.slots: list[DeviceSlot] = []
+        specs = list(dict.fromkeys(opts.device or DEFAULT_DEVICES))
+        for spec in specs:
+            try:
+                device = open_device(spec)
+            except Exception as exc:
+                self.close()
+                raise SuiteError(f"--device {spec}: cannot open: {exc}") from None
+            if opts.profile and device.capabilities.profile != opts.profile:
+                device.close()
+                continue
+            self.slots.append(DeviceSlot(spec, device, opts.batch_size, self.recording))
+        if not self.slots:
+            raise SuiteError(f"--profile {opts.profile}: none of the devices {', '.join(specs)} implements it")
+        self.several_devices = len(self.slots) > 1
+
+    def close(self) -> None:
+        for slot in getattr(self, "slots", []):
+            slot.close()
+
+
+def _suite(config) -> Suite:
+    if SUITE_KEY not in config.stash:
+        config.stash[SUITE_KEY] = Suite(config)
+    return config.stash[SUITE_KEY]
+
+
+# ---------------------------------------------------------------------------
+# collection
+
+
+def pytest_pycollect_makeitem(collector, name, obj):
+    if not getattr(obj, "pto_avs_suite", False):
+        return None
+    try:
+        suite = _suite(collector.config)
+    except SuiteError as exc:
+        raise collector.CollectError(f"pto-avs: {exc}") from None
+    nodes = []
+    for loaded in suite.files:
+        if loaded.error is not None:
+            nodes.append(VectorErrorItem.from_parent(collector, name=loaded.vector_id, error=loaded.error,
+                                                     loaded=loaded))
+        else:
+            nodes.append(VectorCollector.from_parent(collector, name=loaded.vector_id, loaded=loaded))
+    return nodes
+
+
+def _add_markers(node, operation: Optional[str], kind: Optional[str]) -> None:
+    if operation in OPERATION_MARKERS:
+        node.add_marker(OPERATION_MARKERS[operation])
+    if kind in KINDS:
+        node.add_marker(kind_marker(kind))
+
+
+class VectorCollector(pytest.Collector):
+    """One vector file: its cases on every device whose profile they hold under."""
+
+    def __init__(self, *, loaded, **kwargs):
+        super().__init__(**kwargs)
+        self.loaded = loaded
+        _add_markers(self, loaded.operation, loaded.kind)
+
+    def collect(self):
+        from avs.loader import VectorError
+
+        suite = _suite(self.config)
+        for entry in self.loaded.entries:
+            if isinstance(entry, VectorError):
+                yield VectorErrorItem.from_parent(self, name=entry.label, error=entry, loaded=self.loaded)
+                continue
+            for slot in suite.slots:
+                if slot.capabilities.profile not in entry.profiles:
+                    continue
+                name = f"{entry.name}[{slot.label}]" if suite.several_devices else entry.name
+                yield CaseItem.from_parent(self, name=name, case=entry, slot=slot)
+
+    def reportinfo(self):
+        return self.loaded.path, None, self.loaded.vector_id
+
+
+class VectorLoadFailure(Exception):
+    """A malformed vector file or case."""
+
+
+class ConformanceFailure(Exception):
+    """The observation differs from the expectation."""
+
+
+class DeviceFailure(Exception):
+    """The device failed to execute the case."""
+
+
+class VectorErrorItem(pytest.Item):
+    """A file or case that could not be loaded: fails with the loader's message."""
+
+    def __init__(self, *, error, loaded, **kwargs):
+        super().__init__(**kwargs)
+        self.error = error
+        self.adrs = loaded.adrs
+        _add_markers(self, loaded.operation, loaded.kind)
+
+    def runtest(self):
+        self.user_properties.append((OUTCOME, "vector error"))
+        raise VectorLoadFailure(self.error.message)
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, VectorLoadFailure):
+            return f"vector error: {excinfo.value}"
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return Path(self.error.path), None, f"vector error {self.nodeid.rpartition('.py::')[2]}"
+
+
+class CaseItem(pytest.Item):
+    """One case on one device. After running: ``outcome`` and (when compared) ``verdict``."""
+
+    def __init__(self, *, case: Case, slot: DeviceSlot, **kwargs):
+        super().__init__(**kwargs)
+        self.case = case
+        self.slot = slot
+        self.device_label = slot.label
+        self.profile = slot.capabilities.profile
+        self.adrs = case.adrs
+        self.outcome: Optional[str] = None
+        self.verdict = None
+        _add_markers(self, case.operation, case.kind)
+
+    def _finish(self, outcome: str) -> None:
+        self.outcome = outcome
+        self.user_properties.append((OUTCOME, outcome))
+
+    def runtest(self):
+        from avs.compare import compare
+
+        reason = self.slot.unsupported(self.case)
+        if reason is not None:
+            if self.slot.recording is not None:
+                self.slot.recording.add_unsupported(self.slot.label, self.slot.capabilities, self.case, reason)
+            self._finish("not supported")
+            pytest.skip(f"not supported: {reason}")
+        observation = self.slot.observe(self.case, self.session)
+        verdict = compare(self.case, observation, self.slot.capabilities.aspects)
+        self.verdict = verdict
+        self.user_properties.append((ASPECT_STATUS, {a: v.status for a, v in verdict.aspects.items()}))
+        outcome = verdict.outcome
+        self._finish(outcome)
+        if outcome == "device error":
+            raise DeviceFailure(verdict.error)
+        if outcome == "fail":
+            raise ConformanceFailure(verdict.report())
+        if outcome == "not observable":
+            pytest.skip(f"not observable: {', '.join(verdict.unobserved)} on {self.device_label}")
+        if verdict.unobserved:
+            self.user_properties.append((UNOBSERVED, list(verdict.unobserved)))
+
+    def repr_failure(self, excinfo, style=None):
+        where = f"{self.case.id} on {self.device_label} (profile {self.profile}), {self.case.path}"
+        if isinstance(excinfo.value, DeviceFailure):
+            return f"device error: {excinfo.value}\n  [{where}]"
+        if isinstance(excinfo.value, ConformanceFailure):
+            return f"{where}\n{excinfo.value}"
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return Path(self.case.path), None, f"{self.case.id} on {self.device_label}"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A skip of a case is located at its vector file, not at the line of this plugin that raised it."""
+    report = yield
+    if isinstance(item, CaseItem) and report.skipped and isinstance(report.longrepr, tuple):
+        report.longrepr = (item.case.path, None, report.longrepr[2])
+    return report
+
+
+def pytest_collection_modifyitems(config, items):
+    wanted = set(config.option.adr)
+    if not wanted:
+        return
+    keep, drop = [], []
+    for item in items:
+        adrs = getattr(item, "adrs", None)
+        (drop if adrs is not None and not wanted & set(adrs) else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+# ---------------------------------------------------------------------------
+# outcomes, recording, summary
+
+
+class Tally:
+    """Counts outcomes and unobserved aspects from reports (on the xdist controller, from the
+    workers' reports), gathers the workers' recordings, and prints the summary."""
+
+    def __init__(self, config):
+        self.config = config
+        self.outcomes: Counter = Counter()
+        self.unobserved: Counter = Counter()
+        self.worker_recordings: list[str] = []  # JSON texts
+
+    def pytest_runtest_logreport(self, report):
+        props = dict(report.user_properties)
+        if report.when != "call" or OUTCOME not in props:
+            return
+        self.outcomes[props[OUTCOME]] += 1
+        for aspect in props.get(UNOBSERVED, []):
+            self.unobserved[aspect] += 1
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error):
+        """xdist controller: keep what a worker recorded."""
+        text = getattr(node, "workeroutput", {}).get(RECORDING_OUTPUT)
+        if text:
+            self.worker_recordings.append(text)
+
+    def pytest_sessionfinish(self, session):
+        suite = self.config.stash.get(SUITE_KEY, None)
+        if suite is not None:
+            suite.close()
+        if not self.config.option.record:
+            return
+        from plugins.replay import Recording
+
+        if hasattr(self.config, "workerinput"):  # xdist worker: hand the recording to the controller
+            if suite is not None:
+                self.config.workeroutput[RECORDING_OUTPUT] = json.dumps(suite.recording.to_json())
+            return
+        if suite is None and not self.worker_recordings:
+            return  # the conformance suite did not run: nothing to record
+        recording = Recording()
+        if suite is not None:
+            recording.merge(suite.recording)
+        for text in self.worker_recordings:
+            recording.merge(Recording.from_json(json.loads(text)))
+        recording.write(Path(self.config.option.record))
+
+    def pytest_terminal_summary(self, terminalreporter):
+        if not self.outcomes:
+            return
+        parts = [f"{self.outcomes[o]} {o}" for o in OUTCOMES if self.outcomes[o]]
+        line = "pto-avs: " + ", ".join(parts)
+        if self.unobserved:
+            total = sum(self.unobserved.values())
+            detail = ", ".join(f"{a} {n}" for a, n in sorted(self.unobserved.items()))
+            line += f"; {total} aspect(s) not observable in passing cases ({detail})"
+        terminalreporter.write_sep("-", "pto-avs outcomes")
+        terminalreporter.write_line(line)
+        if self.config.option.record:
+            terminalreporter.write_line(f"pto-avs: device answers recorded to {self.config.option.record}")

@@ -1,0 +1,184 @@
+"""Recordings of device runs, and the replay device that plays them back.
+
+``pytest avs/ --record FILE`` writes, for every device of the run, its capabilities
+and, per case, what it answered: the observation, or the reason it did not
+support the case. ``pytest avs/ --device replay:FILE`` later judges those answers
+against the current vectors without the device. A recording of several devices
+needs the device's label: ``--device replay:FILE@golden:hw-ieee``.
+
+Every recorded answer carries a digest of what the case ran (operation, initial
+state, program). A case that is missing from the recording, or whose state or
+program changed since it was recorded, is *not supported* by the replay device;
+it is never a pass. Hand-written observation files may leave the digest out; such
+an answer is taken for the case of that ID as it is.
+
+File format (JSON)::
+
+    {"format": "pto-avs-recording/1",
+     "devices": {"<label>": {"capabilities": {...},
+                             "cases": {"<vector id>::<case>": {"digest": "<sha256>",
+                                                               "observation": {...}}
+                                       | {"digest": ..., "unsupported": "<reason>"}}}}}
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Optional
+
+from avs.case import Case, Observation
+from plugins.base import Capabilities, Device
+
+RECORDING_FORMAT = "pto-avs-recording/1"
+
+
+def case_digest(case: Case) -> str:
+    """What a case runs (not what it expects), as a stable hash."""
+    text = json.dumps(case.to_json(), sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def capabilities_to_json(caps: Capabilities) -> dict:
+    return {
+        "profile": caps.profile,
+        "operations": sorted(caps.operations),
+        "dtypes": None if caps.dtypes is None else sorted(caps.dtypes),
+        "aspects": sorted(caps.aspects),
+        "direct_calls": caps.direct_calls,
+    }
+
+
+def capabilities_from_json(data: dict) -> Capabilities:
+    return Capabilities(
+        profile=data["profile"],
+        operations=frozenset(data["operations"]),
+        dtypes=None if data.get("dtypes") is None else frozenset(data["dtypes"]),
+        aspects=frozenset(data["aspects"]),
+        direct_calls=bool(data.get("direct_calls", False)),
+    )
+
+
+def _plain(value):
+    """JSON default for what a device may leave in an observation (numpy scalars and arrays)."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON-serializable")
+
+
+class Recording:
+    """Answers of devices, by device label and case ID."""
+
+    def __init__(self, devices: Optional[dict] = None):
+        self.devices: dict[str, dict] = devices or {}
+
+    def _device(self, label: str, caps: Capabilities) -> dict:
+        return self.devices.setdefault(label, {"capabilities": capabilities_to_json(caps), "cases": {}})
+
+    def add_observation(self, label: str, caps: Capabilities, case: Case, observation: Observation) -> None:
+        # Through JSON now, so a recording never holds a device's live objects.
+        data = json.loads(json.dumps(observation.to_json(), default=_plain))
+        self._device(label, caps)["cases"][case.id] = {"digest": case_digest(case), "observation": data}
+
+    def add_unsupported(self, label: str, caps: Capabilities, case: Case, reason: str) -> None:
+        self._device(label, caps)["cases"][case.id] = {"digest": case_digest(case), "unsupported": reason}
+
+    def merge(self, other: "Recording") -> None:
+        for label, entry in other.devices.items():
+            mine = self.devices.setdefault(label, {"capabilities": entry["capabilities"], "cases": {}})
+            mine["cases"].update(entry["cases"])
+
+    def to_json(self) -> dict:
+        devices = {label: {"capabilities": e["capabilities"], "cases": dict(sorted(e["cases"].items()))}
+                   for label, e in sorted(self.devices.items())}
+        return {"format": RECORDING_FORMAT, "devices": devices}
+
+    @classmethod
+    def from_json(cls, data) -> "Recording":
+        if not isinstance(data, dict) or data.get("format") != RECORDING_FORMAT:
+            raise ValueError(f"not a {RECORDING_FORMAT} recording")
+        devices = data.get("devices")
+        if not isinstance(devices, dict) or not all(
+                isinstance(e, dict) and isinstance(e.get("capabilities"), dict) and isinstance(e.get("cases"), dict)
+                for e in devices.values()):
+            raise ValueError("'devices' must map labels to {capabilities, cases}")
+        return cls(devices)
+
+    def write(self, path: Path) -> None:
+        """Write the whole file or nothing: a temporary file beside it, then an atomic rename."""
+        path = Path(path)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+        try:
+            with os.fdopen(fd, "w") as out:
+                json.dump(self.to_json(), out, separators=(",", ":"))
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+
+    @classmethod
+    def read(cls, path: Path) -> "Recording":
+        try:
+            data = json.loads(Path(path).read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ValueError(f"cannot read recording {path}: {exc}") from None
+        try:
+            return cls.from_json(data)
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
+
+
+class ReplayDevice(Device):
+    """Plays back one device's answers from a recording."""
+
+    name = "replay"
+
+    def __init__(self, path: Path, label: str, entry: dict):
+        self.path = path
+        self.label = label
+        self.capabilities = capabilities_from_json(entry["capabilities"])
+        self.cases = entry["cases"]
+
+    def supports(self, case: Case) -> Optional[str]:
+        recorded = self.cases.get(case.id)
+        if recorded is None:
+            return f"{case.id} is not in recording {self.path} ({self.label})"
+        if "digest" in recorded and recorded["digest"] != case_digest(case):
+            return f"recording {self.path} ran a different state or program for {case.id} (the vector changed)"
+        if "unsupported" in recorded:
+            return f"{recorded['unsupported']} (recorded from {self.label})"
+        return None
+
+    def execute(self, case: Case) -> Observation:
+        reason = self.supports(case)
+        if reason is not None:
+            return Observation.device_error(reason)
+        try:
+            return Observation.from_json(self.cases[case.id]["observation"])
+        except (ValueError, KeyError, TypeError) as exc:
+            return Observation.device_error(f"malformed recorded observation: {exc}")
+
+
+def open_device(arg: Optional[str]) -> ReplayDevice:
+    """``FILE`` (a recording of one device) or ``FILE@LABEL`` (one of several)."""
+    if not arg:
+        raise ValueError("replay needs a recording: --device replay:FILE[@DEVICE]")
+    path, label = arg, None
+    head, sep, tail = arg.rpartition("@")
+    if sep and not Path(arg).exists():
+        path, label = head, tail
+    recording = Recording.read(Path(path))
+    labels = sorted(recording.devices)
+    if label is None:
+        if len(labels) != 1:
+            choices = ", ".join(f"replay:{path}@{lab}" for lab in labels) or "none: the recording is empty"
+            raise ValueError(f"recording {path} holds {len(labels)} devices; choose one: {choices}")
+        label = labels[0]
+    if label not in recording.devices:
+        raise ValueError(f"recording {path} holds no device {label!r} (it holds {', '.join(labels) or 'none'})")
+    try:
+        return ReplayDevice(Path(path), label, recording.devices[label])
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"recording {path}: malformed capabilities of {label}: {exc!r}") from None
