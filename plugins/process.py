@@ -1,0 +1,524 @@
+"""The process device: an external program speaking the pto-avs device protocol.
+
+``--device process:<command line>`` starts the program and exchanges JSON lines
+with it over stdin/stdout (``plugins/protocol.md``, version 1.0): the program
+announces its capabilities in a ``hello``, gets cases in ``execute`` requests of
+up to ``max_batch`` cases (program text already assembled into words) and
+answers each request with one ``results`` line.
+
+A device that crashes, hangs past the timeout or answers garbage never stops or
+hangs the run: the cases that got no valid answer become device-error
+observations, the process is killed and restarted for the remaining cases, and
+a request of several cases that failed as a whole is rerun one case per request
+so that the case that broke the device is told apart from its batch mates.
+``execute``/``execute_batch`` never raise.
+
+Settings (environment): ``PTO_AVS_PROCESS_TIMEOUT`` (seconds per request,
+default 60), ``PTO_AVS_PROCESS_START_TIMEOUT`` (seconds to the hello, default
+60), ``PTO_AVS_PROCESS_MAX_BATCH`` (an upper bound on cases per request).
+"""
+from __future__ import annotations
+
+import collections
+import json
+import os
+import queue
+import shlex
+import signal
+import subprocess
+import threading
+import weakref
+from typing import Iterable, Optional
+
+from avs.case import ASPECTS, PROFILES, Case, Observation
+from device_model.dtypes import NAMES as DTYPE_NAMES
+from device_model.encoding import assemble, raw_instruction
+from plugins.base import Capabilities, Device
+
+PROTOCOL = "pto-avs-device"
+PROTOCOL_MAJOR = 1
+PROTOCOL_VERSION = "1.0"
+OPERATIONS = ("TCVT", "TQUANT", "TMULS", "TGEMV_MX_ACC")
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_START_TIMEOUT = 60.0
+DEFAULT_MAX_BATCH = 64
+MAX_CONSECUTIVE_FAILURES = 3
+SHUTDOWN_GRACE = 5.0
+STDERR_KEPT = 4096  # bytes of the device's stderr quoted in device-error messages
+UNSUPPORTED = "not supported"  # prefix of the error of a case the device answered `unsupported`
+
+
+class ProtocolError(Exception):
+    """The device process broke the protocol (or died); it is no longer trusted."""
+
+
+class VersionError(ProtocolError):
+    """The device speaks another major version of the protocol."""
+
+
+class _Process:
+    """One running device program: JSON lines in and out, the tail of its stderr kept."""
+
+    def __init__(self, argv: list[str]):
+        try:
+            self.popen = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, start_new_session=True)
+        except OSError as exc:
+            raise ProtocolError(f"cannot start {shlex.join(argv)!r}: {exc}") from None
+        self.lines: queue.Queue = queue.Queue()
+        self.stderr: collections.deque = collections.deque()
+        self.stderr_size = 0
+        self.lock = threading.Lock()
+        self.line_number = 0
+        threading.Thread(target=self._read_stdout, daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._stderr_reader.start()
+        self._finalizer = weakref.finalize(self, _kill_group, self.popen)
+
+    def _read_stdout(self) -> None:
+        try:
+            for raw in self.popen.stdout:
+                self.lines.put(raw)
+        except (OSError, ValueError):
+            pass
+        self.lines.put(None)  # end of output
+
+    def _read_stderr(self) -> None:
+        try:
+            while chunk := self.popen.stderr.read1(4096):
+                with self.lock:
+                    self.stderr.append(chunk)
+                    self.stderr_size += len(chunk)
+                    while self.stderr_size - len(self.stderr[0]) >= STDERR_KEPT:
+                        self.stderr_size -= len(self.stderr.popleft())
+        except (OSError, ValueError):
+            pass
+
+    def stderr_tail(self) -> str:
+        if self.popen.poll() is not None:
+            self._stderr_reader.join(timeout=1.0)  # let the last words of a dead device arrive
+        with self.lock:
+            text = b"".join(self.stderr)[-STDERR_KEPT:].decode("utf-8", "replace").strip()
+        return text
+
+    def send(self, message: dict) -> None:
+        data = (json.dumps(message, separators=(",", ":"), default=_json_default) + "\n").encode()
+        try:
+            self.popen.stdin.write(data)
+            self.popen.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise ProtocolError(self._gone("closed its input")) from None
+
+    def receive(self, timeout: float, waiting_for: str) -> dict:
+        try:
+            raw = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            raise ProtocolError(f"no {waiting_for} within {timeout:g} s (device hung; killed)") from None
+        if raw is None:
+            raise ProtocolError(self._gone(f"closed its output before the {waiting_for}"))
+        self.line_number += 1
+        try:
+            message = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            raise ProtocolError(f"output line {self.line_number} is not JSON: {_clip(raw)} "
+                                f"(devices write only protocol messages to stdout, logs to stderr)") from None
+        if not isinstance(message, dict):
+            raise ProtocolError(f"output line {self.line_number} is not a JSON object: {_clip(raw)}")
+        return message
+
+    def _gone(self, what: str) -> str:
+        try:
+            status = self.popen.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            return f"device {what}"
+        how = f"killed by signal {-status}" if status < 0 else f"exited with status {status}"
+        return f"device {what}: it {how}"
+
+    def kill(self) -> None:
+        self._finalizer()
+
+    def shutdown(self) -> None:
+        try:
+            self.send({"type": "shutdown"})
+            self.popen.stdin.close()
+            self.popen.wait(timeout=SHUTDOWN_GRACE)
+        except (ProtocolError, OSError, subprocess.TimeoutExpired):
+            pass
+        self.kill()
+
+
+def _kill_group(popen: subprocess.Popen) -> None:
+    if popen.poll() is None:
+        try:
+            os.killpg(popen.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            popen.kill()
+    try:
+        popen.wait(timeout=5.0)
+    except subprocess.TimeoutExpired:
+        pass
+    for stream in (popen.stdin, popen.stdout, popen.stderr):
+        try:
+            stream.close()
+        except OSError:
+            pass
+
+
+def _json_default(value):
+    if hasattr(value, "__index__"):  # numpy integers
+        return int(value)
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def _clip(raw, limit: int = 120) -> str:
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+    text = text.rstrip("\n")
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+# ---------------------------------------------------------------------------
+# hello
+
+
+def parse_hello(message: dict) -> tuple[str, Capabilities, int]:
+    """(device name, capabilities, max batch) from a hello; ProtocolError names what is wrong."""
+    if message.get("type") != "hello":
+        raise ProtocolError(f"first message is not a hello: {_clip(json.dumps(message))}")
+    if message.get("protocol") != PROTOCOL:
+        raise ProtocolError(f"hello names protocol {message.get('protocol')!r}, not {PROTOCOL!r}")
+    version = message.get("version")
+    major, _, minor = str(version).partition(".")
+    if not (isinstance(version, str) and major.isdigit() and minor.isdigit()):
+        raise ProtocolError(f"hello version {version!r} is not 'MAJOR.MINOR'")
+    if int(major) != PROTOCOL_MAJOR:
+        raise VersionError(f"device speaks {PROTOCOL} version {version}; this adapter speaks version "
+                           f"{PROTOCOL_MAJOR}.x ({PROTOCOL_VERSION}) and refuses it")
+    name = message.get("device")
+    if not isinstance(name, str) or not name:
+        raise ProtocolError("hello has no 'device' name")
+    caps = message.get("capabilities")
+    if not isinstance(caps, dict):
+        raise ProtocolError("hello has no 'capabilities' object")
+
+    def names(key: str, known: tuple, default):
+        value = caps.get(key, default)
+        if value is None:
+            return None
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ProtocolError(f"hello capabilities.{key} must be a list of names")
+        unknown = sorted(set(value) - set(known))
+        if unknown:
+            raise ProtocolError(f"hello capabilities.{key} names unknown {', '.join(unknown)}")
+        return frozenset(value)
+
+    profile = caps.get("profile")
+    if profile not in PROFILES:
+        raise ProtocolError(f"hello capabilities.profile must be one of {', '.join(PROFILES)}, not {profile!r}")
+    if "operations" not in caps:
+        raise ProtocolError("hello capabilities.operations is missing")
+    operations = names("operations", OPERATIONS, [])
+    dtypes = names("dtypes", DTYPE_NAMES, None)
+    aspects = names("aspects", ASPECTS, list(ASPECTS))
+    direct_calls = caps.get("direct_calls", False)
+    max_batch = caps.get("max_batch", DEFAULT_MAX_BATCH)
+    extras = caps.get("extras", {})
+    if not isinstance(direct_calls, bool):
+        raise ProtocolError("hello capabilities.direct_calls must be true or false")
+    if not isinstance(max_batch, int) or isinstance(max_batch, bool) or max_batch < 1:
+        raise ProtocolError("hello capabilities.max_batch must be a positive integer")
+    if not isinstance(extras, dict):
+        raise ProtocolError("hello capabilities.extras must be an object")
+    capabilities = Capabilities(profile=profile, operations=operations or frozenset(), dtypes=dtypes,
+                                aspects=aspects, direct_calls=direct_calls,
+                                extras={**extras, "device": name, "protocol_version": version})
+    return name, capabilities, max_batch
+
+
+# ---------------------------------------------------------------------------
+# cases -> requests
+
+
+def program_items(case: Case) -> list[dict]:
+    """The case's program as protocol items; ValueError when its text does not assemble."""
+    items = []
+    for item in case.program:
+        if isinstance(item, str):
+            items += [{"word": ins.word, "bits": ins.length} for ins in assemble(item)]
+        elif isinstance(item, dict):
+            items.append(dict(item))
+        else:
+            ins = raw_instruction(item)
+            items.append({"word": ins.word, "bits": ins.length})
+    return items
+
+
+def state_json(state: dict) -> dict:
+    """The case's initial state in the protocol's shape (absent members left out, not null)."""
+    out = {k: v for k, v in state.items() if v is not None and k != "tiles"}
+    if "gprs" in out:
+        out["gprs"] = {str(k): v for k, v in out["gprs"].items()}
+    if "tiles" in state:
+        out["tiles"] = [{k: v for k, v in tile.items() if v is not None} for tile in state["tiles"]]
+    return out
+
+
+def request_case(case: Case, profile: str) -> dict:
+    return {"id": case.id, "operation": case.operation, "profile": profile,
+            "state": state_json(case.state), "program": program_items(case)}
+
+
+# ---------------------------------------------------------------------------
+# the device
+
+
+def _env_number(name: str, default, kind=float):
+    text = os.environ.get(name)
+    if text is None or text.strip() == "":
+        return default
+    try:
+        value = kind(text)
+    except ValueError:
+        value = None
+    if value is None or value <= 0:
+        raise ValueError(f"{name}={text!r} must be a positive {'integer' if kind is int else 'number'}")
+    return value
+
+
+class ProcessDevice(Device):
+    """A device program run as a child process (see the module docstring)."""
+
+    def __init__(self, argv: list[str], *, timeout: Optional[float] = None,
+                 start_timeout: Optional[float] = None, max_batch: Optional[int] = None):
+        if not argv:
+            raise ValueError("process device needs a command line: --device process:<command>")
+        self.argv = list(argv)
+        self.timeout = timeout or _env_number("PTO_AVS_PROCESS_TIMEOUT", DEFAULT_TIMEOUT)
+        self.start_timeout = start_timeout or _env_number("PTO_AVS_PROCESS_START_TIMEOUT", DEFAULT_START_TIMEOUT)
+        batch_limit = max_batch or _env_number("PTO_AVS_PROCESS_MAX_BATCH", None, int)
+        self._process: Optional[_Process] = None
+        self._batch_number = 0
+        self._failures = 0  # consecutive failed requests
+        self._given_up: Optional[str] = None
+        self._unsupported: dict[str, str] = {}  # case id -> the device's own reason
+        self.restarts = 0
+        try:
+            self.name, self.capabilities, device_batch = parse_hello(self._start())
+        except ProtocolError as exc:
+            message = self._with_stderr(str(exc))
+            self._stop()
+            raise ValueError(f"process device {shlex.join(self.argv)!r} cannot be opened: {message}") from None
+        self.batch_size = min(device_batch, batch_limit or device_batch)
+
+    # -- process lifetime
+
+    def _start(self) -> dict:
+        self._process = _Process(self.argv)
+        return self._process.receive(self.start_timeout, "hello")
+
+    def _ensure_process(self) -> _Process:
+        if self._process is None:
+            self.restarts += 1
+            _, capabilities, _ = parse_hello(self._start())
+            if capabilities != self.capabilities:
+                raise ProtocolError("the restarted device announced different capabilities")
+        return self._process
+
+    def _stop(self) -> None:
+        if self._process is not None:
+            self._process.kill()
+            self._process = None
+
+    def close(self) -> None:
+        if self._process is not None:
+            self._process.shutdown()
+            self._process = None
+
+    def _with_stderr(self, message: str) -> str:
+        tail = self._process.stderr_tail() if self._process is not None else ""
+        return f"{message}; device stderr: {tail}" if tail else message
+
+    # -- Device interface
+
+    def supports(self, case: Case) -> Optional[str]:
+        """The base rules, then a program that does not assemble, then what the device
+        itself answered ``unsupported`` for this case in an earlier execution."""
+        reason = self._static_reason(case)
+        if reason is None:
+            try:
+                program_items(case)
+            except ValueError as exc:
+                return f"cannot assemble the program: {exc}"
+        return reason
+
+    def _static_reason(self, case: Case) -> Optional[str]:
+        return super().supports(case) or self._unsupported.get(case.id)
+
+    def execute(self, case: Case) -> Observation:
+        return self.execute_batch([case])[0]
+
+    def execute_batch(self, cases: Iterable[Case]) -> list[Observation]:
+        cases = list(cases)
+        results: list[Optional[Observation]] = [None] * len(cases)
+        try:
+            pending = []
+            for i, case in enumerate(cases):
+                reason = self._static_reason(case)
+                if reason is None:
+                    try:
+                        pending.append((i, case.id, request_case(case, self.capabilities.profile)))
+                        continue
+                    except ValueError as exc:
+                        reason = f"cannot assemble the program: {exc}"
+                results[i] = Observation.device_error(f"{UNSUPPORTED}: {reason}")
+            for chunk in self._chunks(pending):
+                self._run(chunk, results)
+        except Exception as exc:  # a bug here must not stop the run either
+            for i, result in enumerate(results):
+                if result is None:
+                    results[i] = Observation.device_error(f"process adapter failed: {type(exc).__name__}: {exc}")
+        return results
+
+    def _chunks(self, pending: list) -> Iterable[list]:
+        chunk, ids = [], set()
+        for entry in pending:
+            if len(chunk) == self.batch_size or entry[1] in ids:
+                yield chunk
+                chunk, ids = [], set()
+            chunk.append(entry)
+            ids.add(entry[1])
+        if chunk:
+            yield chunk
+
+    def _run(self, chunk: list, results: list) -> None:
+        """Run one request; on a failure of the whole request, rerun its cases one by one."""
+        if self._given_up is not None:
+            for i, _, _ in chunk:
+                results[i] = Observation.device_error(self._given_up)
+            return
+        try:
+            answers = self._request(chunk)
+        except ProtocolError as exc:
+            message = self._with_stderr(str(exc))
+            self._stop()
+            self._failures += 1
+            if self._failures >= MAX_CONSECUTIVE_FAILURES:
+                self._given_up = (f"device given up after {self._failures} consecutive failed requests; "
+                                  f"last: {message}")
+            if len(chunk) > 1:
+                for entry in chunk:
+                    self._run([entry], results)
+            else:
+                results[chunk[0][0]] = Observation.device_error(message)
+            return
+        self._failures = 0
+        for i, case_id, _ in chunk:
+            results[i] = answers[case_id]
+
+    def _request(self, chunk: list) -> dict[str, Observation]:
+        process = self._ensure_process()
+        self._batch_number += 1
+        number = self._batch_number
+        what = f"results of batch {number} ({len(chunk)} case{'s' if len(chunk) != 1 else ''})"
+        process.send({"type": "execute", "batch": number, "cases": [request for _, _, request in chunk]})
+        message = process.receive(self.timeout, what)
+        kind = message.get("type")
+        if kind == "error" and message.get("batch", number) == number:
+            reason = f"device could not process batch {number}: {message.get('message')!r}"
+            return {case_id: Observation.device_error(reason) for _, case_id, _ in chunk}
+        if kind != "results":
+            raise ProtocolError(f"expected the {what}, got a message of type {kind!r}")
+        if message.get("batch") != number:
+            raise ProtocolError(f"expected the {what}, got results of batch {message.get('batch')!r}")
+        entries = message.get("results")
+        if not isinstance(entries, list):
+            raise ProtocolError(f"'results' of batch {number} is not a list")
+        return self._answers(entries, [case_id for _, case_id, _ in chunk])
+
+    def _answers(self, entries: list, ids: list) -> dict[str, Observation]:
+        wanted = set(ids)
+        answers: dict[str, Observation] = {}
+        seen: set = set()
+        for entry in entries:
+            case_id = entry.get("id") if isinstance(entry, dict) else None
+            if case_id not in wanted:
+                continue  # unattributable (no id, or not one of this request's): its case counts as missing
+            if case_id in seen:
+                answers[case_id] = Observation.device_error("device returned more than one result for this case")
+                continue
+            seen.add(case_id)
+            answers[case_id] = self._answer(case_id, entry)
+        for case_id in ids:
+            answers.setdefault(case_id, Observation.device_error("device returned no result for this case"))
+        return answers
+
+    def _answer(self, case_id: str, entry: dict) -> Observation:
+        kinds = [k for k in ("observation", "unsupported", "error") if k in entry]
+        if len(kinds) != 1:
+            return Observation.device_error(
+                "device result must hold exactly one of observation, unsupported, error; it holds "
+                + (", ".join(kinds) or "none"))
+        kind, value = kinds[0], entry[kinds[0]]
+        if kind in ("unsupported", "error") and not isinstance(value, str):
+            return Observation.device_error(f"device result '{kind}' must be a string, not {_clip(json.dumps(value))}")
+        if kind == "unsupported":
+            self._unsupported[case_id] = f"{self.name}: {value}"
+            return Observation.device_error(f"{UNSUPPORTED}: {self.name}: {value}")
+        if kind == "error":
+            return Observation.device_error(f"device error: {value}")
+        try:
+            observation = Observation.from_json(value)
+            _check_observation(observation)
+        except (ValueError, TypeError, AttributeError) as exc:
+            return Observation.device_error(f"malformed observation from the device: {exc}")
+        return observation
+
+
+def _is_int(value) -> bool:
+    return type(value) is int
+
+
+def _check_observation(obs: Observation) -> None:
+    """Types and shapes ``Observation.from_json`` leaves unchecked; ValueError names the first problem."""
+    if obs.flags is not None and not (_is_int(obs.flags) and 0 <= obs.flags <= 0x1F):
+        raise ValueError(f"flags {obs.flags!r} is not a 5-bit NumericStatus value")
+    if obs.encoding is not None and not (isinstance(obs.encoding, list) and all(map(_is_int, obs.encoding))):
+        raise ValueError("encoding is not a list of integers")
+    for index, tile in obs.tiles.items():
+        where = f"tile {index}"
+        if not 0 <= index < 64:
+            raise ValueError(f"{where}: not a TileIndex 0..63")
+        for name in ("dtype", "layout", "location", "mask"):
+            value = getattr(tile, name)
+            if value is not None and not isinstance(value, str):
+                raise ValueError(f"{where}: {name} {value!r} is not a string")
+        for name in ("rows", "cols", "capacity"):
+            value = getattr(tile, name)
+            if value is not None and not (_is_int(value) and value >= 0):
+                raise ValueError(f"{where}: {name} {value!r} is not a non-negative integer")
+        if tile.valid is not None and not (len(tile.valid) == 2 and all(map(_is_int, tile.valid))):
+            raise ValueError(f"{where}: valid {list(tile.valid)!r} is not [rows, cols]")
+        for name, ok in (("words", lambda v: _is_int(v) and 0 <= v < 1 << 64),
+                         ("defined", lambda v: type(v) is bool)):
+            grid = getattr(tile, name)
+            if grid is None:
+                continue
+            if not isinstance(grid, list) or not all(isinstance(row, list) for row in grid):
+                raise ValueError(f"{where}: {name} is not a list of rows")
+            if tile.rows is not None and tile.cols is not None and (
+                    len(grid) != tile.rows or any(len(row) != tile.cols for row in grid)):
+                raise ValueError(f"{where}: {name} is not {tile.rows} rows of {tile.cols}")
+            if not all(ok(v) for row in grid for v in row):
+                kind = "unsigned 64-bit integers" if name == "words" else "booleans"
+                raise ValueError(f"{where}: {name} holds values that are not {kind}")
+        if tile.storage is not None and not (isinstance(tile.storage, list) and all(map(_is_int, tile.storage))):
+            raise ValueError(f"{where}: storage is not a list of integers")
+
+
+def open_device(arg: Optional[str]) -> ProcessDevice:
+    """``process:<command line>`` (split like a POSIX shell, no shell involved)."""
+    argv = shlex.split(arg or "")
+    if not argv:
+        raise ValueError("process device needs a command line: --device 'process:./my_device --flag'")
+    return ProcessDevice(argv)
