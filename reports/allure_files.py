@@ -23,16 +23,22 @@ def _differ(aspects: str) -> str:
     return _ANYWHERE.format(rf"\b({aspects}): \d+ of \d+ differ")
 
 
+_MISMATCH = ["failed", "broken"]
+
 CATEGORIES = [
-    {"name": "Device error", "matchedStatuses": ["broken", "failed"],
-     "messageRegex": _ANYWHERE.format(r"device error")},
+    {"name": "Vector error", "matchedStatuses": ["failed", "broken"],
+     "messageRegex": _ANYWHERE.format(r"(VectorLoadFailure|vector error)")},
+    {"name": "Device error", "matchedStatuses": ["failed", "broken"],
+     "messageRegex": _ANYWHERE.format(r"(DeviceFailure|device error)")},
     {"name": "Not supported", "matchedStatuses": ["skipped"],
      "messageRegex": _ANYWHERE.format(r"not supported")},
-    {"name": "Fault-class mismatch", "matchedStatuses": ["failed"], "messageRegex": _differ("fault")},
-    {"name": "Flag mismatch", "matchedStatuses": ["failed"], "messageRegex": _differ("flags")},
-    {"name": "Payload mismatch", "matchedStatuses": ["failed"],
+    {"name": "Not observable", "matchedStatuses": ["skipped"],
+     "messageRegex": _ANYWHERE.format(r"not observable")},
+    {"name": "Fault-class mismatch", "matchedStatuses": _MISMATCH, "messageRegex": _differ("fault")},
+    {"name": "Flag mismatch", "matchedStatuses": _MISMATCH, "messageRegex": _differ("flags")},
+    {"name": "Payload mismatch", "matchedStatuses": _MISMATCH,
      "messageRegex": _differ("payload|carrier|padding_defined|padding_value|storage")},
-    {"name": "Other mismatch (descriptor, sources, encoding)", "matchedStatuses": ["failed"],
+    {"name": "Other mismatch (descriptor, sources, encoding)", "matchedStatuses": _MISMATCH,
      "messageRegex": _differ("descriptor|sources|encoding")},
 ]
 

@@ -49,10 +49,10 @@ def verdict_from_status(status: str, message: str) -> str:
     """The verdict of a result that carries no verdict label (a run interrupted before it was set)."""
     if status == "passed":
         return cr.PASS
-    if status == "failed":
-        return cr.DEVICE_ERROR if "device error" in message else cr.FAIL
     if status == "skipped":
-        return cr.NOT_SUPPORTED
+        return cr.NOT_OBSERVABLE if "not observable" in message else cr.NOT_SUPPORTED
+    if status == "failed" and "device error" not in message:
+        return cr.FAIL
     return cr.DEVICE_ERROR
 
 
@@ -60,7 +60,7 @@ def read(results_dir: Path) -> Results:
     results_dir = Path(results_dir)
     if not results_dir.is_dir():
         raise ResultsError(f"{results_dir}: not a directory of Allure results")
-    latest: dict[str, tuple[int, CaseRun]] = {}
+    latest: dict[tuple, tuple[int, CaseRun]] = {}
     foreign = 0
     for path in sorted(results_dir.glob("*-result.json")):
         try:
@@ -73,8 +73,8 @@ def read(results_dir: Path) -> Results:
         if run is None:
             foreign += 1
             continue
-        # A retried test leaves one result per attempt under one historyId: keep the last.
-        key = str(data.get("historyId") or path.name)
+        # A retried test leaves one result per attempt: keep the last.
+        key = (run.spec_test, run.case, run.device_key)
         stop = data.get("stop") if isinstance(data.get("stop"), int) else 0
         if key not in latest or stop >= latest[key][0]:
             latest[key] = (stop, run)

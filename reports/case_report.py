@@ -24,14 +24,17 @@ CASE = "case"
 VERDICT = "verdict"
 MISMATCH = "mismatch"
 
-# Overall verdicts of one case on one device (label VERDICT).
+# Overall verdict of one case on one device (label VERDICT): the runner's outcome
+# (avs.pytest_plugin.CaseItem.outcome).
 PASS = "pass"
 FAIL = "fail"
 NOT_SUPPORTED = "not supported"
+NOT_OBSERVABLE = "not observable"
 DEVICE_ERROR = "device error"
-VERDICTS = (PASS, FAIL, NOT_SUPPORTED, DEVICE_ERROR)
+VERDICTS = (PASS, FAIL, NOT_SUPPORTED, NOT_OBSERVABLE, DEVICE_ERROR)
 
 SUMMARY_LIMIT = 200
+DEFAULT_TILE_CAPACITY = 262144  # vectors/FORMAT.md, state.tile_capacity
 
 
 def labels(case: Case, device: str, profile: str) -> list[tuple[str, str]]:
@@ -96,7 +99,7 @@ def state_summary(state: dict) -> str:
         parts.append(f"status=0x{state['status']:02X}")
     for reg, value in sorted((state.get("gprs") or {}).items()):
         parts.append(f"R{reg}=0x{value:X}")
-    if "tile_capacity" in state:
+    if state.get("tile_capacity", DEFAULT_TILE_CAPACITY) != DEFAULT_TILE_CAPACITY:
         parts.append(f"tile_capacity={state['tile_capacity']}")
     return _clip("; ".join(parts) or "reset state")
 

@@ -119,7 +119,7 @@ def vector_ids_in(folders: Sequence[Path]) -> set[str]:
 # ---------------------------------------------------------------- rendering
 
 _VERDICT_COLOURS = {cr.PASS: "#2e9e44", cr.FAIL: "#d93a3a", cr.NOT_SUPPORTED: "#9aa3ad",
-                    cr.DEVICE_ERROR: "#e0a100"}
+                    cr.NOT_OBSERVABLE: "#c9ced4", cr.DEVICE_ERROR: "#e0a100"}
 
 
 def _outcome_text(counts: Counter) -> str:
@@ -167,6 +167,7 @@ body{font-family:system-ui,sans-serif;margin:2rem;color:#1d232a;background:#fff}
 h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}
 table{border-collapse:collapse;font-size:.85rem}th,td{border:1px solid #d6dbe0;padding:.3rem .5rem;
 text-align:left;vertical-align:top}th{background:#f1f3f5}td.num{text-align:right}
+td:first-child,td.num{white-space:nowrap}
 .legend span{display:inline-block;margin-right:1rem}.sw{display:inline-block;width:.8rem;height:.8rem;
 margin-right:.3rem;vertical-align:middle}svg text{font-size:11px;fill:#1d232a}
 """

@@ -61,9 +61,14 @@ def _category(message, status="failed"):
      "observed none\nflags: 1 of 1 differ", "failed", "Fault-class mismatch"),
     ("Failed: descriptor: 1 of 8 differ; first divergence tile 0 dtype", "failed",
      "Other mismatch (descriptor, sources, encoding)"),
+    ("avs.pytest_plugin.ConformanceFailure: payload: 2 of 4 differ; first divergence", "broken",
+     "Payload mismatch"),
     ("Failed: device error: process exited with status 1", "failed", "Device error"),
-    ("RuntimeError: device error: timeout after 10 s", "broken", "Device error"),
+    ("avs.pytest_plugin.DeviceFailure: execute_batch raised TimeoutError", "broken", "Device error"),
+    ("avs.pytest_plugin.VectorLoadFailure: vectors/X.yaml: case 'a': expect.flags: not an integer",
+     "broken", "Vector error"),
     ("Skipped: not supported: mutant does not support S4X2", "skipped", "Not supported"),
+    ("Skipped: not observable: flags on gpu", "skipped", "Not observable"),
     ("Skipped: case does not hold under profile hw-ieee", "skipped", None),
 ])
 def test_categories_assign_mismatch_kinds(message, status, name):

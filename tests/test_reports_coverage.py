@@ -104,9 +104,9 @@ def test_counts_per_adr_and_device(results, tmp_path):
     adr52 = rows["ADR-0052"]
     assert (adr52["vector_files"], adr52["cases"]) == (2, 4)
     assert adr52["outcomes"]["golden (pto-v0)"] == {"pass": 2, "fail": 0, "not supported": 0,
-                                                    "device error": 1}
+                                                    "not observable": 0, "device error": 1}
     assert adr52["outcomes"]["mutant (pto-v0)"] == {"pass": 0, "fail": 1, "not supported": 1,
-                                                    "device error": 0}
+                                                    "not observable": 0, "device error": 0}
     # ADR-0047: TCVT only, plus the project vector.
     adr47 = rows["ADR-0047"]
     assert adr47["vectors"] == [BUNDLE, PROJECT]

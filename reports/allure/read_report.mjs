@@ -1,7 +1,7 @@
 // Read a rendered pto-avs Allure 3 report back from headless Chromium and print what a
 // person would see, as JSON: the summary cards, and per view (adr, suites) the header
 // counts and every tree group (depth, title, status counts) with all groups expanded,
-// plus the text of the first failed test's page (parameters, links, attachments).
+// plus the text of the first failed (or broken) test's page (parameters, links, attachments).
 //
 //   node read_report.mjs http://127.0.0.1:PORT/
 //
@@ -73,7 +73,8 @@ async function readFailedTest(page) {
   await page.goto(new URL('adr/index.html', base).href);
   await page.waitForSelector('[data-testid="tree-section"]', { timeout: TIMEOUT_MS });
   await expandAll(page);
-  const failed = page.locator('[data-testid="tree-leaf"]:has([data-testid="tree-leaf-status-failed"])').first();
+  const failed = page.locator('[data-testid="tree-leaf"]:has([data-testid="tree-leaf-status-failed"], '
+    + '[data-testid="tree-leaf-status-broken"])').first();
   if (await failed.count() === 0) return null;
   const title = (await failed.locator('[data-testid="tree-leaf-title"]').textContent()).trim();
   await failed.click();

@@ -1,0 +1,128 @@
+"""pytest plugin: our Allure labels, links, parameters and attachments for the vector cases.
+
+Registered through the ``pytest11`` entry point ``pto_avs_reports`` (or ``-p
+reports.allure_plugin``); allure-pytest writes the results when ``--alluredir`` is
+given, this plugin says what they carry. For each case item of the runner
+(``avs.pytest_plugin.CaseItem``: ``case``, ``device_label``, ``profile``, and after
+the run ``outcome`` and ``verdict``):
+
+- labels (``reports.case_report.labels``): the spec test ID, operation, kind, profile,
+  device, one ``adr`` and one ``epic`` ("ADR-0047 Numeric rounding semantics") per
+  ADR, feature = operation, story = spec test ID, suites device > operation > ID;
+  after the run its ``verdict`` and one ``mismatch`` label per failing aspect;
+- links to the spec test file and to each ADR document at the pinned spec commit;
+- parameters: device, profile, compact state and program;
+- attachments: every aspect's verdict, and on failure the comparator's bit-level diff.
+
+Every run with ``--alluredir`` also gets ``environment.properties`` and
+``categories.json`` (``reports.allure_files``), written by the xdist controller (or
+the only process) at the end of the session, both or neither.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import allure
+import pytest
+from allure_commons.types import AttachmentType
+from allure_pytest.utils import ALLURE_DESCRIPTION_MARK, ALLURE_LABEL_MARK, ALLURE_LINK_MARK
+
+from reports import allure_files, traceability
+from reports import case_report as cr
+
+DEVICE_PROPERTY = "pto_avs_reports_device"  # user properties: what ran, for the controller
+PROFILE_PROPERTY = "pto_avs_reports_profile"
+
+
+def _is_case_item(item) -> bool:
+    return hasattr(item, "case") and hasattr(item, "device_label") and hasattr(item, "profile")
+
+
+def pytest_configure(config):
+    config.pluginmanager.register(RunFiles(config), "pto_avs_reports_run_files")
+
+
+@pytest.hookimpl(tryfirst=True)  # before allure-pytest selects items by label (--allure-epics ...)
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if _is_case_item(item):
+            _mark_case_item(item)
+        elif hasattr(item, "adrs") and hasattr(item, "error"):  # a vector that failed to load
+            for adr_id in item.adrs:
+                item.add_marker(getattr(pytest.mark, ALLURE_LABEL_MARK)(
+                    traceability.adr(adr_id).heading, label_type="epic"))
+
+
+def _mark_case_item(item) -> None:
+    case, device, profile = item.case, item.device_label, item.profile
+    label = getattr(pytest.mark, ALLURE_LABEL_MARK)
+    for name, value in cr.labels(case, device, profile):
+        item.add_marker(label(value, label_type=name))
+    link = getattr(pytest.mark, ALLURE_LINK_MARK)
+    for name, url in cr.links(case):
+        item.add_marker(link(url, link_type="link", name=name))
+    item.add_marker(getattr(pytest.mark, ALLURE_DESCRIPTION_MARK)(cr.description(case)))
+    item.user_properties += [(DEVICE_PROPERTY, device), (PROFILE_PROPERTY, profile)]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    yield
+    if call.when != "call" or not _is_case_item(item):
+        return
+    allure.dynamic.title(f"{item.case.name} on {item.device_label}")
+    for name, value in cr.parameters(item.case, item.device_label, item.profile):
+        allure.dynamic.parameter(name, value)
+    outcome = getattr(item, "outcome", None)
+    if outcome:
+        allure.dynamic.label(cr.VERDICT, outcome)
+    verdict = getattr(item, "verdict", None)
+    if verdict is None:
+        return
+    if verdict.failed:
+        allure.dynamic.label(cr.MISMATCH, *verdict.failed)
+    if verdict.aspects:
+        allure.attach("\n".join(f"{a}: {v.status}" for a, v in verdict.aspects.items()),
+                      name="aspect verdicts", attachment_type=AttachmentType.TEXT)
+    if outcome in (cr.FAIL, cr.DEVICE_ERROR):
+        allure.attach(verdict.report(), name="bit-level diff" if outcome == cr.FAIL else "device error",
+                      attachment_type=AttachmentType.TEXT)
+
+
+class RunFiles:
+    """Devices and profiles that ran (on the xdist controller, from the workers' reports),
+    written with the spec and model versions when the session ends."""
+
+    def __init__(self, config):
+        self.config = config
+        self.devices: set[str] = set()
+        self.profiles: set[str] = set()
+
+    def pytest_runtest_logreport(self, report):
+        if report.when != "call":
+            return
+        for name, value in report.user_properties:
+            if name == DEVICE_PROPERTY:
+                self.devices.add(value)
+            elif name == PROFILE_PROPERTY:
+                self.profiles.add(value)
+
+    def pytest_sessionfinish(self, session):
+        alluredir = self.config.getoption("allure_report_dir", default=None)
+        if not alluredir or hasattr(self.config, "workerinput"):  # workers leave it to the controller
+            return
+        allure_files.write_run_files(Path(alluredir), allure_files.environment(
+            self.devices, self.profiles, self.vectors()))
+
+    def vectors(self):
+        """The vector paths the runner read: its shipped directory unless --vectors-only,
+        plus --vectors; None when the runner is not active."""
+        extra = self.config.getoption("vectors", default=None)
+        if extra is None:
+            return None
+        paths = [str(Path(p).resolve()) for p in extra]
+        if not self.config.getoption("vectors_only", default=False):
+            from avs.loader import VECTORS_DIR
+
+            paths.insert(0, str(VECTORS_DIR))
+        return ", ".join(paths)
