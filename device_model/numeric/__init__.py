@@ -1,0 +1,25 @@
+"""Numeric layer of the golden model: exact decoding, rounding and conversion.
+
+Public API (used by the operations and callable alone)::
+
+    from device_model.numeric import convert, FLAG_NV, FLAG_DZ, FLAG_OF, FLAG_UF, FLAG_NX
+    words, flags = convert(bits, "BF16", "E8M0", rounding="RNE", saturate=False,
+                           profile="pto-v0", canonicalize=False)
+
+All decisions are integer arithmetic on exact ``(sign, significand, exponent)``
+triples, vectorized with numpy; no host float decides a rounding.
+"""
+from .arithmetic import multiply, scaled_fma_fp32
+from .convert import PROFILES, UnsupportedConversion, convert
+from .flags import FLAG_DZ, FLAG_NV, FLAG_NX, FLAG_OF, FLAG_UF, flag_names, flags_from_names
+from .formats import ValueClass, canonical_nan, classify, decode, decompose, max_finite
+from .quantize import quantize
+from .rounding import RoundingMode, rounding_mode
+from .values import encode
+
+__all__ = [
+    "FLAG_DZ", "FLAG_NV", "FLAG_NX", "FLAG_OF", "FLAG_UF", "PROFILES", "RoundingMode",
+    "UnsupportedConversion", "ValueClass", "canonical_nan", "classify", "convert", "decode",
+    "decompose", "encode", "flag_names", "flags_from_names", "max_finite", "multiply",
+    "quantize", "rounding_mode", "scaled_fma_fp32",
+]

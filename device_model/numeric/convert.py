@@ -1,0 +1,257 @@
+"""Element conversion between Tile DataTypes under the two numeric profiles.
+
+``pto-v0`` is exactly the executable ASL (``TileConvertValue`` with the
+reference ``TileProfileConvert``): E8M0 destinations use the exponent-domain
+algorithm; any other pair with a floating side is a raw carrier operation
+(an integer destination keeps the normalized low bits of the raw word, a
+floating destination receives the word unchanged, flags 0); integer pairs use
+``TileConvertIntegerValue``. Rounding mode and Canonicalize change nothing
+else (digest 2.4/2.5a).
+
+``hw-ieee`` is spec/hardware-conformance-profile.json: IEEE 754-2019
+conversion with gradual underflow, tininess after rounding, canonical NaN
+output and the five flags (see ``encode`` and ``integers`` for overflow and
+range rules). Project choices where the profile is silent:
+- a NaN into a format without NaN (E3M2, E2M3, X2 lanes) gives +0 with NV,
+  whatever Sat (Sat=1 is the profile's "NaN converts to zero");
+- an invalid encoding (TF32/HF32 low bits, E3M2/E2M3 bits 7:6 set) is an
+  invalid operand: it converts like a signalling NaN (NV). TCVT legality
+  rejects such sources before execution, so only direct calls see this;
+- an infinity keeps its sign where the destination has infinities (no flag);
+  otherwise, or with Sat=1, it takes the overflow result with OF|NX
+  (E4M3: 0x7F with Sat=0, matching the postprocess rule of matrix-postprocess.asl);
+- integer-to-integer conversion is TileConvertIntegerValue in both profiles
+  (wrap / clamp) and raises no flag;
+- result words: floating encodings zero-extended, signed integers
+  sign-extended to 64 bits, unsigned integers zero-extended.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..dtypes import DataType, dtype as _dtype
+from . import e8m0
+from .encode import geometry, overflow_result, round_to_float
+from .flags import FLAG_NV, FLAG_NX, FLAG_OF
+from .formats import ValueClass, decode_lanes
+from .integers import convert_integer, indefinite_word, maximum_word, minimum_word, round_to_integer
+from .rounding import RoundingMode, rounding_mode
+from .words import U64, as_words, lanes, normalize_integer
+
+PROFILES = ("pto-v0", "hw-ieee")
+
+
+class UnsupportedConversion(ValueError):
+    """The (source, destination) pair has no conversion in the selected profile."""
+
+
+def resolve_profile(profile) -> str:
+    key = str(profile).strip().lower()
+    if key not in PROFILES:
+        raise ValueError(f"unknown numeric profile {profile!r}; expected one of {', '.join(PROFILES)}")
+    return key
+
+
+def resolve_conversion_rounding(rounding, src: DataType, dst: DataType) -> RoundingMode:
+    """A mode name; ``NONE``/None is the TCVT default (RTZ float->integer, else RNE)."""
+    if rounding is None or (isinstance(rounding, str) and rounding.strip().upper() == "NONE"):
+        return RoundingMode.RTZ if src.is_float and dst.is_integer else RoundingMode.RNE
+    return rounding_mode(rounding)
+
+
+def check_pair(src: DataType, dst: DataType, profile: str) -> None:
+    """HardwareTCVTTypePairSupported, enforced by the executable spec in both profiles."""
+    if dst.name == "E8M0" and src.name not in e8m0.SOURCES:
+        raise UnsupportedConversion(
+            f"conversion {src.name} -> E8M0 is not supported under profile {profile}: "
+            "an E8M0 destination accepts only FP16, BF16 and FP32 sources"
+        )
+
+
+def convert(bits, src, dst, rounding="RNE", saturate=False, profile="pto-v0", canonicalize=False):
+    """Convert raw encodings of ``src`` to ``dst``. Returns ``(words uint64, flags uint8)``.
+
+    ``bits``: an int, int sequence or integer array of raw words (one element
+    per word; X2 types one 4-bit lane per word). The result has the shape of
+    ``bits``. Raises UnsupportedConversion for a pair the profile lacks.
+    """
+    s, d = _dtype(src), _dtype(dst)
+    prof = resolve_profile(profile)
+    mode = resolve_conversion_rounding(rounding, s, d)
+    check_pair(s, d, prof)
+    saturate, canonicalize = bool(saturate), bool(canonicalize)
+    if isinstance(bits, np.ndarray) and bits.dtype.kind in "ui":
+        shape = bits.shape
+        flat = bits.reshape(-1)
+    else:
+        words = as_words(bits)
+        shape, flat = words.shape, words.reshape(-1)
+    if prof == "pto-v0":
+        out, flags = _reference(flat, s, d, mode, saturate)
+    else:
+        out, flags = _hardware(flat, s, d, mode, saturate, canonicalize)
+    return out.reshape(shape), flags.reshape(shape)
+
+
+def _reference(flat, s: DataType, d: DataType, mode, saturate):
+    if d.name == "E8M0":
+        return _to_e8m0(lanes(flat, s.bits), s, mode, saturate)
+    zero_flags = np.zeros(flat.shape, dtype=np.uint8)
+    if s.is_float or d.is_float:
+        raw = as_words(flat)
+        if d.is_integer:
+            return normalize_integer(raw, d), zero_flags
+        return raw.copy(), zero_flags
+    return convert_integer(as_words(flat), s, d, saturate), zero_flags
+
+
+CHUNK = 1 << 17  # elements per block: keeps the fast paths' temporaries in cache
+
+
+def _blockwise(kernel, lane, fallback):
+    """Fast path over cache-sized blocks, then one exact fallback.
+
+    ``kernel(lane_block, words_block, flags_block)`` fills its blocks and
+    returns the mask of elements it could not decide; ``fallback(lanes)``
+    returns ``(words, flags)`` for those.
+    """
+    words = np.empty(lane.shape, dtype=U64)
+    flags = np.empty(lane.shape, dtype=np.uint8)
+    rest = []
+    for start in range(0, lane.size, CHUNK):
+        stop = start + CHUNK
+        undecided = kernel(lane[start:stop], words[start:stop], flags[start:stop])
+        if undecided.any():
+            rest.append(np.flatnonzero(undecided) + start)
+    if rest:
+        rest = np.concatenate(rest)
+        words[rest], flags[rest] = fallback(lane[rest])
+    return words, flags
+
+
+def _hardware(flat, s: DataType, d: DataType, mode, saturate, canonicalize):
+    if s.is_integer and d.is_integer:
+        return convert_integer(as_words(flat), s, d, saturate), np.zeros(flat.shape, dtype=np.uint8)
+    lane = lanes(flat, s.bits)
+    if d.name == "E8M0":
+        return _to_e8m0(lane, s, mode, saturate)
+    if _narrowing_applies(s, d):
+        return _blockwise(
+            lambda block, words, flags: _narrowing_fast_path(block, words, flags, s, d, mode),
+            lane, lambda rest: _generic(rest, s, d, mode, saturate, canonicalize))
+    return _generic(lane, s, d, mode, saturate, canonicalize)
+
+
+def _to_e8m0(lane, s: DataType, mode, saturate):
+    return _blockwise(
+        lambda block, words, flags: e8m0.e8m0_fast(block, words, flags, s, mode),
+        lane, lambda rest: e8m0.e8m0_from_lanes(rest, s, mode, saturate))
+
+
+def _generic(lane, s: DataType, d: DataType, mode, saturate, canonicalize):
+    """Decode, then round every class explicitly (hw-ieee)."""
+    dec = decode_lanes(lane, s)
+    words = np.zeros(lane.shape, dtype=U64)
+    flags = np.zeros(lane.shape, dtype=np.uint8)
+    cls = dec.cls
+    signaling = (cls == ValueClass.SIGNALING_NAN) & (not canonicalize)
+    invalid_operand = signaling | (cls == ValueClass.INVALID_ENCODING)
+    not_a_number = dec.nan | (cls == ValueClass.INVALID_ENCODING)
+    finite = np.flatnonzero(dec.finite)
+    infinite = np.flatnonzero(dec.infinite)
+    if d.is_integer:
+        words[finite], flags[finite] = round_to_integer(
+            dec.negative[finite], dec.sig[finite], dec.exp[finite], d, mode, saturate)
+        neg_inf = dec.negative[infinite]
+        if saturate:
+            words[infinite] = np.where(neg_inf, minimum_word(d), maximum_word(d))
+            words[not_a_number] = U64(0)
+        else:
+            words[infinite] = indefinite_word(d)
+            words[not_a_number] = indefinite_word(d)
+        flags[infinite] = FLAG_NV
+        flags[not_a_number] = FLAG_NV
+        return words, flags
+    words[finite], flags[finite] = round_to_float(
+        dec.negative[finite], dec.sig[finite], dec.exp[finite], d, mode, saturate)
+    if infinite.size:
+        words[infinite] = overflow_result(dec.negative[infinite], d, RoundingMode.RNE, saturate)
+        flags[infinite] = 0 if (d.fmt.has_inf and not saturate) else FLAG_OF | FLAG_NX
+    if d.canonical_nan is not None:
+        words[not_a_number] = U64(d.canonical_nan)
+        flags[not_a_number] = np.where(invalid_operand[not_a_number], FLAG_NV, 0)
+    else:
+        words[not_a_number] = U64(0)
+        flags[not_a_number] = FLAG_NV
+    return words, flags
+
+
+def _narrowing_applies(s: DataType, d: DataType) -> bool:
+    """An IEEE-style source (NaN at the all-ones exponent, no constrained bits)
+    into a binary destination with fewer fraction bits and no larger bias."""
+    sf, df = s.fmt, d.fmt
+    return (s.is_float and d.is_float and sf.kind == "binary" and sf.nan == "ieee" and sf.frac_shift == 0 and not s.must_be_zero
+            and df.kind == "binary" and df.frac_bits < sf.frac_bits and df.bias <= sf.bias)
+
+
+def _narrowing_fast_path(lane, words, flags, s: DataType, d: DataType, mode: RoundingMode):
+    """Round source normals that stay normal (and below the max finite) in
+    ``d`` with a few whole-array integer operations on the encoding bits;
+    carries out of the fraction propagate into the exponent field.
+
+    Fills ``words``/``flags`` and returns the mask of elements it leaves to
+    the generic path: zeros, subnormals, results below d's normal range,
+    values at or above d's max finite (possible overflow), infinities, NaNs.
+    """
+    sf, df = s.fmt, d.fmt
+    ct = lane.dtype.type
+    drop = sf.frac_bits - df.frac_bits
+    shift, half, low_mask = ct(drop), ct(1 << (drop - 1)), ct((1 << drop) - 1)
+    rebias = (sf.bias - df.bias) << df.frac_bits
+    mag = lane & ct((1 << sf.sign_bit) - 1)
+    lowest = (sf.bias - df.bias + 1) << sf.frac_bits  # smallest magnitude normal in d
+    limit = (geometry(d).max_code + rebias) << drop  # from here on rounding may overflow
+    undecided = mag - ct(lowest)
+    undecided = undecided >= ct(limit - lowest)
+    # With the sign directly above the kept bits (equal biases, e.g. FP32->BF16)
+    # round the whole lane and the sign lands in place by itself.
+    in_place = rebias == 0 and sf.sign_bit - drop + df.frac_shift == df.sign_bit
+    source = lane if in_place else mag
+    if mode is RoundingMode.RNE:
+        n = source >> shift
+        n &= ct(1)
+        n += source
+        n += half - ct(1)
+        n >>= shift
+    elif mode is RoundingMode.RNA:
+        n = source + half
+        n >>= shift
+    elif mode is RoundingMode.RHB:  # a negative tie keeps the smaller magnitude
+        n = lane >> ct(sf.sign_bit)
+        np.subtract(source, n, out=n)
+        n += half
+        n >>= shift
+    elif mode in (RoundingMode.RTP, RoundingMode.RTM):
+        n = lane >> ct(sf.sign_bit)  # 1 for negative
+        if mode is RoundingMode.RTP:
+            n ^= ct(1)
+        n *= low_mask
+        n += source
+        n >>= shift
+    else:  # RTZ, RTO
+        n = source >> shift
+    mag &= low_mask
+    inexact = mag != 0
+    if mode is RoundingMode.RTO:
+        n |= inexact.view(np.uint8).astype(ct)
+    if rebias:
+        n -= ct(rebias)
+    if df.frac_shift:
+        n <<= ct(df.frac_shift)
+    if not in_place:
+        sign = lane >> ct(sf.sign_bit)
+        sign <<= ct(df.sign_bit)
+        n |= sign
+    np.multiply(inexact.view(np.uint8), np.uint8(FLAG_NX), out=flags)
+    words[...] = n
+    return undecided
