@@ -242,14 +242,14 @@ def load_paths(paths: Iterable[Path], catalog: Optional[Catalog] = None) -> list
     """Load every vector file under ``paths``; a second file with an ID already seen is an error."""
     catalog = catalog or default_catalog()
     files: list[VectorFile] = []
-    owner: dict[str, str] = {}
+    owner: dict[str, str] = {}  # vector ID -> the file that defines it
     for path in discover(paths):
         loaded = load_file(path, catalog)
-        if loaded.error is None and loaded.vector_id in owner:
-            loaded = _file_error(loaded, f"id: {loaded.vector_id} is already defined by {owner[loaded.vector_id]}")
-            loaded.vector_id = loaded.display
-        elif loaded.error is None:
-            owner[loaded.vector_id] = loaded.display
+        if loaded.vector_id in owner:
+            if loaded.error is None:
+                loaded = _file_error(loaded, f"id: {loaded.vector_id} is already defined by {owner[loaded.vector_id]}")
+            loaded.vector_id = loaded.display  # IDs name tests: keep them unique
+        owner[loaded.vector_id] = loaded.display
         files.append(loaded)
     return files
 

@@ -166,9 +166,10 @@ def open_device(arg: Optional[str]) -> ReplayDevice:
     if not arg:
         raise ValueError("replay needs a recording: --device replay:FILE[@DEVICE]")
     path, label = arg, None
-    head, sep, tail = arg.rpartition("@")
-    if sep and not Path(arg).exists():
-        path, label = head, tail
+    if not Path(arg).is_file():  # FILE@LABEL; a label may itself contain '@' (a replayed replay)
+        splits = [i for i, ch in enumerate(arg) if ch == "@" and Path(arg[:i]).is_file()]
+        if splits:
+            path, label = arg[:splits[0]], arg[splits[0] + 1:]
     recording = Recording.read(Path(path))
     labels = sorted(recording.devices)
     if label is None:
