@@ -197,8 +197,9 @@ def _binary_fields(f: Format, bits: int) -> tuple[int, int, int]:
     return sign, exp, frac
 
 
-def encoding_valid(f: Format, bits: int) -> bool:
+def encoding_valid(name: str, bits: int) -> bool:
     """TF32/HF32 low fraction bits and E3M2/E2M3 carrier bits 7:6 must be zero."""
+    f = FORMATS[name]
     bits &= (1 << f.width) - 1
     if f.kind == "binary":
         if bits & ((1 << f.frac_lsb) - 1):
@@ -236,7 +237,7 @@ def decode(name: str, bits: int) -> Value:
         if f.kind == "signed" and bits >> (f.width - 1):
             v -= 1 << f.width
         return Value("finite", v < 0, Fraction(abs(v)))
-    if not encoding_valid(f, bits):
+    if not encoding_valid(name, bits):
         return Value("invalid")
     if f.kind == "e8m0":
         if bits == 0xFF:
