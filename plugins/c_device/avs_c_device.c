@@ -14,9 +14,9 @@
  *     classes, destination rename to the first free index of the hand,
  *     capacity accounting, padding (Zero, Max, Min, Null);
  *   - TCVT between the ten integer types (wrap or saturate, both profiles);
- *   - under hw-ieee: FP32 -> FP16 and FP32 -> BF16, IEEE 754 conversion with
- *     all seven rounding modes, saturation, canonical NaN, gradual underflow,
- *     tininess after rounding and the five sticky flags;
+ *   - under hw-ieee: FP32, FP16 and BF16 to one another, IEEE 754 conversion
+ *     with all seven rounding modes, saturation, canonical NaN, gradual
+ *     underflow, tininess after rounding and the five sticky flags;
  *   - under pto-v0: the reference profile's raw-carrier rule for the
  *     floating types it knows (FP32, FP16, BF16).
  * Tiles are held by logical coordinate, so the layout transforms between
@@ -994,28 +994,44 @@ static uint64_t round_shift(uint64_t sig, unsigned k, bool neg, unsigned rmode, 
     return kept + up;
 }
 
-/* hw-ieee: FP32 -> a narrower binary format (hardware profile JSON; project decisions 1, 4, 5, 6, 10, 11, 12). */
-static uint64_t fp32_to_binary(uint64_t word, const BinaryFormat *f, const Control *ctl, unsigned *flags)
+static const BinaryFormat FMT_FP32 = {23, 8, 127, 0x7FC00000};
+
+static const BinaryFormat *binary_format(const DType *t)
 {
-    uint32_t x = (uint32_t)word; /* bits above the element width are ignored */
-    bool neg = x >> 31;
-    unsigned e = (x >> 23) & 0xFF;
-    uint64_t frac = x & 0x7FFFFF;
+    switch (t->code) {
+    case 1: return &FMT_FP32;
+    case 4: return &FMT_FP16;
+    case 5: return &FMT_BF16;
+    default: return NULL;
+    }
+}
+
+/* hw-ieee: one binary format to another (FP32, FP16, BF16 either way): IEEE 754
+ * conversion under the hardware profile JSON and project decisions 1, 4, 5, 6,
+ * 10, 11, 12. Widening is exact; narrowing rounds once. */
+static uint64_t binary_to_binary(uint64_t word, const BinaryFormat *s, const BinaryFormat *f, const Control *ctl,
+                                 unsigned *flags)
+{
+    unsigned src_width = 1 + s->exp_bits + s->frac_bits; /* bits above the element width are ignored */
+    bool neg = (word >> (src_width - 1)) & 1;
+    unsigned e = (unsigned)((word >> s->frac_bits) & (((uint64_t)1 << s->exp_bits) - 1));
+    uint64_t frac = word & (((uint64_t)1 << s->frac_bits) - 1);
+    unsigned src_exp_all_ones = (1u << s->exp_bits) - 1;
     unsigned width = 1 + f->exp_bits + f->frac_bits;
     uint64_t sign = (uint64_t)neg << (width - 1);
     uint64_t exp_all_ones = ((uint64_t)1 << f->exp_bits) - 1;
     uint64_t inf = exp_all_ones << f->frac_bits;
     uint64_t max_finite = inf - 1;
-    int p = (int)f->frac_bits + 1;       /* precision */
+    int p = (int)f->frac_bits + 1; /* precision */
     int emax = f->bias, emin = 1 - f->bias;
 
-    if (e == 0xFF && frac) { /* NaN: the destination's canonical NaN; NV only for a signalling source */
-        bool quiet = (frac >> 22) & 1;
+    if (e == src_exp_all_ones && frac) { /* NaN: the destination's canonical NaN; NV only for a signalling source */
+        bool quiet = (frac >> (s->frac_bits - 1)) & 1;
         if (!quiet && !ctl->canon)
             *flags |= FLAG_NV;
         return f->canonical_nan;
     }
-    if (e == 0xFF) { /* infinity: exact, or the largest finite value under saturation */
+    if (e == src_exp_all_ones) { /* infinity: exact, or the largest finite value under saturation */
         if (!ctl->sat)
             return sign | inf;
         *flags |= FLAG_OF | FLAG_NX;
@@ -1024,8 +1040,8 @@ static uint64_t fp32_to_binary(uint64_t word, const BinaryFormat *f, const Contr
     if (e == 0 && frac == 0)
         return sign;
 
-    uint64_t sig = e ? frac | 0x800000 : frac;
-    int exp = e ? (int)e - 150 : -149; /* value = sig * 2^exp */
+    uint64_t sig = e ? frac | ((uint64_t)1 << s->frac_bits) : frac;
+    int exp = (e ? (int)e : 1) - s->bias - (int)s->frac_bits; /* value = sig * 2^exp */
     int top = exp + (int)bit_length(sig) - 1; /* floor(log2(value)) */
     int q = (top > emin ? top : emin) - (p - 1); /* exponent of the destination's last place */
     bool inexact = false;
@@ -1077,7 +1093,7 @@ static bool conversion_supported(const Machine *m, const DType *src, const DType
         return true;
     if (m->pto_v0)
         return true; /* raw-carrier rule for every handled type */
-    return src->code == 1 && (dst->code == 4 || dst->code == 5); /* FP32 -> FP16, BF16 */
+    return binary_format(src) && binary_format(dst); /* FP32, FP16, BF16 among themselves */
 }
 
 /* LAB: the numeric core; a simulator does this in hardware. */
@@ -1091,7 +1107,7 @@ static uint64_t convert_element(const Machine *m, uint64_t v, const DType *src, 
          * no value; an integer destination takes the raw bits normalized. */
         return dst->kind == K_FLOAT ? v : normalize_integer(v, dst);
     }
-    return fp32_to_binary(v, dst->code == 4 ? &FMT_FP16 : &FMT_BF16, ctl, flags);
+    return binary_to_binary(v, binary_format(src), binary_format(dst), ctl, flags);
 }
 
 /* ------------------------------------------------------------------------ */
