@@ -106,13 +106,16 @@ def build(results: Results, vector_ids: Optional[set[str]] = None,
     return Coverage(rows, devices, missing, missing_op, vector_source, results)
 
 
-def vector_ids_in(folders: Sequence[Path]) -> set[str]:
-    """Vector IDs of vectors directories: the file names ``<ID>.yaml`` anywhere below them."""
+def vector_ids_in(paths: Sequence[Path]) -> set[str]:
+    """Vector IDs of vectors directories and files: the names ``<ID>.yaml`` (anywhere below a directory)."""
     ids = set()
-    for folder in folders:
-        if not folder.is_dir():
-            raise ResultsError(f"{folder}: not a vectors directory")
-        ids |= {p.stem for p in folder.rglob("*.yaml") if p.stem.startswith("PTO-AVS-")}
+    for path in paths:
+        if path.is_file() and path.suffix == ".yaml":
+            ids.add(path.stem)
+        elif path.is_dir():
+            ids |= {p.stem for p in path.rglob("*.yaml") if p.stem.startswith("PTO-AVS-")}
+        else:
+            raise ResultsError(f"{path}: neither a vectors directory nor a .yaml vector file")
     return ids
 
 
@@ -251,9 +254,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=Path("adr-coverage"),
                         help="output directory (default: ./adr-coverage)")
     parser.add_argument("--vectors", type=Path, action="append",
-                        help="vectors directory (repeatable): a spec test whose <ID>.yaml is there "
-                             "has a vector even if no case of it ran (default: the directories "
-                             "the run recorded in environment.properties, if they exist here)")
+                        help="vectors directory or .yaml file (repeatable): a spec test whose "
+                             "<ID>.yaml is there has a vector even if no case of it ran (default: "
+                             "the paths the run recorded in environment.properties, if they exist)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -261,7 +264,7 @@ def run(args: argparse.Namespace) -> int:
         results = read(args.results)
         vectors = args.vectors
         recorded = [Path(p) for p in results.environment.get("vectors", "").split(", ") if p]
-        if not vectors and recorded and all(p.is_dir() for p in recorded):
+        if not vectors and recorded and all(p.exists() for p in recorded):
             vectors = recorded
         ids = vector_ids_in(vectors) if vectors else None
         source = "the results" + (" and the vector files in " + ", ".join(map(str, vectors))

@@ -112,6 +112,17 @@ def test_summary_links_both_views(page):
     assert seen["pageErrors"] == []
 
 
+def test_environment_is_shown_as_metadata(page):
+    tmp, seen = page
+    labels = rs.device_labels(tmp / "recording.json")
+    for name in ("adr", "suites"):
+        shown = seen["views"][name]["metadata"]
+        assert shown["spec.release"] == "0.58.3"
+        assert shown["spec.commit"] == "e599a3d36ebfad43362ff591ea5e128816c684c7"
+        assert shown["device"] == ", ".join(sorted(labels.values()))
+        assert shown["profile"] == "pto-v0"
+
+
 def test_adr_view_groups_by_adr_then_operation_then_spec_test(page):
     _, seen = page
     view = seen["views"]["adr"]

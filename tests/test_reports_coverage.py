@@ -132,11 +132,13 @@ def test_spec_tests_without_vector_from_results_and_from_a_vectors_directory(res
     (vectors / "tmuls").mkdir(parents=True)
     for name in (BUNDLE, "tmuls/PTO-AVS-TILE-TMULS-WIDTH-001", PROJECT):
         (vectors / f"{name}.yaml").write_text("format: pto-avs-vector/1\n")
-    report = run(results, tmp_path / "out2", "--vectors", str(vectors))
+    single = tmp_path / "PTO-AVS-TILE-TQUANT-TYPES-001.yaml"
+    single.write_text("format: pto-avs-vector/1\n")
+    report = run(results, tmp_path / "out2", "--vectors", str(vectors), "--vectors", str(single))
     missing = [t["id"] for t in report["spec_tests_without_vector"]]
-    assert missing == [t for t in all_tests
-                       if t not in (BUNDLE, SAT, "PTO-AVS-TILE-TMULS-WIDTH-001")]
-    assert report["vector_source"] == f"the results and the vector files in {vectors}"
+    assert missing == [t for t in all_tests if t not in (
+        BUNDLE, SAT, "PTO-AVS-TILE-TMULS-WIDTH-001", "PTO-AVS-TILE-TQUANT-TYPES-001")]
+    assert report["vector_source"] == f"the results and the vector files in {vectors}, {single}"
     by_id = {t["id"]: t for t in report["spec_tests_without_vector"]}
     assert by_id["PTO-AVS-TILE-TMULS-STATIC-001"]["operation"] == "TMULS"
     assert by_id["PTO-AVS-TILE-TMULS-STATIC-001"]["kind"] == "static-invariant"
@@ -195,3 +197,9 @@ def test_vectors_directory_recorded_by_the_run_is_used(results, tmp_path):
     assert BUNDLE not in missing and SAT not in missing  # ran
     assert len(missing) == 31 - 3
     assert report["environment"]["device"] == "golden"
+
+
+def test_a_missing_vectors_path_is_named(results, tmp_path, capsys):
+    assert coverage.main([str(results), "--out", str(tmp_path / "out"),
+                          "--vectors", str(tmp_path / "nowhere")]) == 2
+    assert "nowhere: neither a vectors directory nor a .yaml vector file" in capsys.readouterr().err

@@ -1,6 +1,7 @@
 // Read a rendered pto-avs Allure 3 report back from headless Chromium and print what a
 // person would see, as JSON: the summary cards, and per view (adr, suites) the header
-// counts and every tree group (depth, title, status counts) with all groups expanded,
+// counts, the metadata (environment.properties) and every tree group (depth, title,
+// status counts) with all groups expanded,
 // plus the text of the first failed (or broken) test's page (parameters, links, attachments).
 //
 //   node read_report.mjs http://127.0.0.1:PORT/
@@ -61,10 +62,13 @@ async function readView(page, name) {
       return { depth, title: s.querySelector('[data-testid="tree-section-title"]').textContent.trim(), counts };
     });
     const leaves = [...document.querySelectorAll('[data-testid="tree-leaf-title"]')].map((e) => e.textContent.trim());
+    const metadata = Object.fromEntries([...document.querySelectorAll('[data-testid="metadata-item"]')].map((e) => [
+      e.querySelector('[data-testid="metadata-item-key"]')?.textContent?.trim(),
+      e.querySelector('[data-testid="metadata-item-value"]')?.textContent?.trim()]));
     return {
       reportTitle: document.querySelector('[data-testid="report-title"]')?.textContent?.trim(),
       total: metric('total'), failed: metric('failed'), passed: metric('passed'), skipped: metric('skipped'),
-      broken: metric('broken'), sections, leaves,
+      broken: metric('broken'), metadata, sections, leaves,
     };
   }, STATUS_RE.source);
 }
