@@ -15,14 +15,10 @@ class CaseRun:
 
     spec_test: str
     case: str
-    operation: str
-    kind: str
     device: str
     profile: str
     adrs: tuple[str, ...]
     verdict: str
-    status: str
-    file: str
 
     @property
     def device_key(self) -> str:
@@ -93,7 +89,7 @@ def _case_run(data: dict, path: Path):
         labels.setdefault(label["name"], []).append(str(label.get("value", "")))
     if cr.SPEC_TEST not in labels:
         return None
-    missing = [n for n in (cr.OPERATION, cr.DEVICE, cr.CASE) if n not in labels]
+    missing = [n for n in (cr.CASE, cr.DEVICE) if n not in labels]
     if missing:
         raise ResultsError(f"{path}: result labelled {cr.SPEC_TEST} lacks label(s) {', '.join(missing)}")
 
@@ -105,7 +101,6 @@ def _case_run(data: dict, path: Path):
     verdict = one(cr.VERDICT) or verdict_from_status(status, message)
     if verdict not in cr.VERDICTS:
         raise ResultsError(f"{path}: unknown verdict {verdict!r} (known: {', '.join(cr.VERDICTS)})")
-    return CaseRun(spec_test=one(cr.SPEC_TEST), case=one(cr.CASE), operation=one(cr.OPERATION),
-                   kind=one(cr.KIND), device=one(cr.DEVICE), profile=one(cr.PROFILE),
-                   adrs=tuple(sorted(set(labels.get(cr.ADR, [])))), verdict=verdict,
-                   status=status, file=path.name)
+    return CaseRun(spec_test=one(cr.SPEC_TEST), case=one(cr.CASE), device=one(cr.DEVICE),
+                   profile=one(cr.PROFILE), adrs=tuple(sorted(set(labels.get(cr.ADR, [])))),
+                   verdict=verdict)

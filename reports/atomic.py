@@ -39,12 +39,6 @@ def write_files(folder: Path, files: Mapping[str, Content]) -> None:
         os.replace(tmp, target)
 
 
-def write_file(path: Path, content: Content) -> None:
-    """Replace ``path`` by ``content`` in one rename; a reader never sees a partial file."""
-    path = Path(path)
-    write_files(path.parent, {path.name: content})
-
-
 def replace_dir(staged: Path, target: Path) -> None:
     """Move a fully written folder ``staged`` to ``target``, replacing what was there."""
     staged, target = Path(staged), Path(target)

@@ -22,7 +22,7 @@ from typing import Optional, Sequence
 
 from reports import atomic, traceability
 from reports import case_report as cr
-from reports.allure_results import CaseRun, Results, ResultsError, read
+from reports.allure_results import Results, ResultsError, read
 
 FORMAT = "pto-avs-adr-coverage/1"
 BASENAME = "adr-coverage"
