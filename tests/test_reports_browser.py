@@ -173,3 +173,5 @@ def test_failed_case_page_shows_category_parameters_links_and_diff(page):
                   "aspect verdicts", f"spec test {rs.WIDTH}",
                   "ADR-0081 Tile scalar and immediate operations", "T[1] FP32 RowMajor 1x2"):
         assert shown in text, shown
+    # The description: the catalog's summary of the spec test.
+    assert rs.TESTS[rs.WIDTH]["summary"] in failed["description"]

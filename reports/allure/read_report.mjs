@@ -85,7 +85,11 @@ async function readFailedTest(page) {
   await page.waitForSelector('[data-testid="test-result-info-title"]', { timeout: TIMEOUT_MS });
   // Open the collapsed panels (parameters, links, attachments) so their text is in the DOM.
   await page.waitForTimeout(300);
-  return { title, url: page.url(), text: await page.locator('body').innerText() };
+  // The description (markdown) is rendered in a srcdoc frame of its own.
+  const frames = page.frames().filter((f) => f !== page.mainFrame());
+  const description = (await Promise.all(frames.map((f) => f.locator('body').innerText().catch(() => ''))))
+    .join('\n').trim();
+  return { title, url: page.url(), text: await page.locator('body').innerText(), description };
 }
 
 const profile = mkdtempSync(join(tmpdir(), 'pto-avs-chromium-'));
