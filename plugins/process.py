@@ -20,6 +20,7 @@ default 60), ``PTO_AVS_PROCESS_START_TIMEOUT`` (seconds to the hello, default
 from __future__ import annotations
 
 import collections
+import functools
 import json
 import os
 import queue
@@ -240,12 +241,17 @@ def parse_hello(message: dict) -> tuple[str, Capabilities, int]:
 # cases -> requests
 
 
+@functools.lru_cache(maxsize=4096)
+def _assembled(text: str) -> tuple:
+    return tuple((ins.word, ins.length) for ins in assemble(text))
+
+
 def program_items(case: Case) -> list[dict]:
     """The case's program as protocol items; ValueError when its text does not assemble."""
     items = []
     for item in case.program:
         if isinstance(item, str):
-            items += [{"word": ins.word, "bits": ins.length} for ins in assemble(item)]
+            items += [{"word": word, "bits": length} for word, length in _assembled(item)]
         elif isinstance(item, dict):
             items.append(dict(item))
         else:
@@ -479,6 +485,24 @@ def _is_int(value) -> bool:
     return type(value) is int
 
 
+def _grid_problem(grid, name: str, rows: Optional[int], cols: Optional[int]) -> Optional[str]:
+    """What is wrong with a words (unsigned 64-bit integers) or defined (booleans) grid, if anything."""
+    if not isinstance(grid, list) or not all(isinstance(row, list) for row in grid):
+        return "is not a list of rows"
+    if rows is not None and cols is not None and (len(grid) != rows or any(len(row) != cols for row in grid)):
+        return f"is not {rows} rows of {cols}"
+    kinds: set = set()
+    for row in grid:
+        kinds.update(map(type, row))  # type checks at C speed, no per-element Python code
+    if name == "defined":
+        return None if kinds <= {bool} else "holds values that are not booleans"
+    rows_with_values = [row for row in grid if row]
+    if not kinds <= {int} or (rows_with_values and (min(map(min, rows_with_values)) < 0
+                                                    or max(map(max, rows_with_values)) >= 1 << 64)):
+        return "holds values that are not unsigned 64-bit integers"
+    return None
+
+
 def _check_observation(obs: Observation) -> None:
     """Types and shapes ``Observation.from_json`` leaves unchecked; ValueError names the first problem."""
     if obs.flags is not None and not (_is_int(obs.flags) and 0 <= obs.flags <= 0x1F):
@@ -499,19 +523,12 @@ def _check_observation(obs: Observation) -> None:
                 raise ValueError(f"{where}: {name} {value!r} is not a non-negative integer")
         if tile.valid is not None and not (len(tile.valid) == 2 and all(map(_is_int, tile.valid))):
             raise ValueError(f"{where}: valid {list(tile.valid)!r} is not [rows, cols]")
-        for name, ok in (("words", lambda v: _is_int(v) and 0 <= v < 1 << 64),
-                         ("defined", lambda v: type(v) is bool)):
+        for name in ("words", "defined"):
             grid = getattr(tile, name)
-            if grid is None:
-                continue
-            if not isinstance(grid, list) or not all(isinstance(row, list) for row in grid):
-                raise ValueError(f"{where}: {name} is not a list of rows")
-            if tile.rows is not None and tile.cols is not None and (
-                    len(grid) != tile.rows or any(len(row) != tile.cols for row in grid)):
-                raise ValueError(f"{where}: {name} is not {tile.rows} rows of {tile.cols}")
-            if not all(ok(v) for row in grid for v in row):
-                kind = "unsigned 64-bit integers" if name == "words" else "booleans"
-                raise ValueError(f"{where}: {name} holds values that are not {kind}")
+            if grid is not None:
+                problem = _grid_problem(grid, name, tile.rows, tile.cols)
+                if problem:
+                    raise ValueError(f"{where}: {name} {problem}")
         if tile.storage is not None and not (isinstance(tile.storage, list) and all(map(_is_int, tile.storage))):
             raise ValueError(f"{where}: storage is not a list of integers")
 
