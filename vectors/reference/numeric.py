@@ -228,6 +228,7 @@ def _hif8_magnitude(body: int) -> Fraction:
     return (1 + mant) * pow2(exponent)
 
 
+@lru_cache(maxsize=1 << 16)
 def decode(name: str, bits: int) -> Value:
     """Decode element bits (only the low `width` bits count) of any of the 25 types."""
     f = FORMATS[name]
@@ -301,6 +302,7 @@ def max_finite_code(name: str) -> int:
     return (exp << (f.frac_lsb + f.frac_bits)) | (frac << f.frac_lsb)
 
 
+@lru_cache(maxsize=None)
 def max_finite(name: str) -> Fraction:
     return decode(name, max_finite_code(name)).magnitude
 
