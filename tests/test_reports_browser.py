@@ -49,19 +49,16 @@ def tools():
         render.install_node_packages()
 
 
-@pytest.fixture(scope="module")
-def report(tools, tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("browser")
+def _render(tmp: Path) -> Path:
     done, results = rs.run_avs(tmp)
     assert "2 failed, 3 passed, 1 skipped" in done.stdout, done.stdout + done.stderr
     out = tmp / "report"
     assert render.main([str(results), str(out), "--no-install"]) == 0
-    return tmp, out
+    return out
 
 
-@pytest.fixture(scope="module")
-def page(report):
-    tmp, out = report
+def _read_back(out: Path) -> dict:
+    """Serve the report on 127.0.0.1 and read it with read_report.mjs in Chromium."""
     handler = functools.partial(_QuietHandler, directory=str(out))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -78,7 +75,18 @@ def page(report):
                              "groups": [("  " * (s["depth"] - 1)) + f"{s['title']} {s['counts']}"
                                         for s in view["sections"]]}
                       for name, view in seen["views"].items()}, indent=1))
-    return tmp, seen
+    return seen
+
+
+def test_rendered_report_read_back_in_chromium(tools, tmp_path):
+    """One run, one render, one browser session (a few seconds each), then every check."""
+    seen = _read_back(_render(tmp_path))
+    labels = rs.device_labels(tmp_path / "recording.json")
+    _check_summary(seen)
+    _check_environment(seen, labels)
+    _check_adr_view(seen["views"]["adr"])
+    _check_suites_view(seen["views"]["suites"], labels)
+    _check_failed_case_page(seen["failedTest"], labels)
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -104,17 +112,14 @@ def _outcomes(counts):
             counts.get("skipped", 0))
 
 
-def test_summary_links_both_views(page):
-    _, seen = page
+def _check_summary(seen):
     assert [card["href"] for card in seen["summary"]] == ["adr/", "suites/"]
     assert "pto-avs by ADR" in seen["summary"][0]["text"]
     assert "pto-avs by device" in seen["summary"][1]["text"]
     assert seen["pageErrors"] == []
 
 
-def test_environment_is_shown_as_metadata(page):
-    tmp, seen = page
-    labels = rs.device_labels(tmp / "recording.json")
+def _check_environment(seen, labels):
     for name in ("adr", "suites"):
         shown = seen["views"][name]["metadata"]
         assert shown["spec.release"] == "0.58.3"
@@ -123,9 +128,8 @@ def test_environment_is_shown_as_metadata(page):
         assert shown["profile"] == "pto-v0"
 
 
-def test_adr_view_groups_by_adr_then_operation_then_spec_test(page):
-    _, seen = page
-    view = seen["views"]["adr"]
+def _check_adr_view(view):
+    """Grouped by ADR, then operation, then spec test ID."""
     assert view["total"] == "6"
     tree = _tree(view["sections"])
     heading = {a: f"{a} {rs.ADR_TITLES[a]}" for a in rs.ADR_TITLES}
@@ -147,11 +151,9 @@ def test_adr_view_groups_by_adr_then_operation_then_spec_test(page):
     assert len(view["leaves"]) == 4 * 4 + 2 + 6
 
 
-def test_suites_view_groups_by_device_then_operation_then_spec_test(page):
-    tmp, seen = page
-    view = seen["views"]["suites"]
+def _check_suites_view(view, labels):
+    """Grouped by device (profile), then operation, then spec test ID."""
     assert view["total"] == "6"
-    labels = rs.device_labels(tmp / "recording.json")
     tree = _tree(view["sections"])
     good, bad = f"{labels[rs.GOOD]} (pto-v0)", f"{labels[rs.BAD]} (pto-v0)"
     assert set(tree) == {good, bad}
@@ -162,10 +164,8 @@ def test_suites_view_groups_by_device_then_operation_then_spec_test(page):
     assert len(view["leaves"]) == 6
 
 
-def test_failed_case_page_shows_category_parameters_links_and_diff(page):
-    tmp, seen = page
-    failed = seen["failedTest"]
-    labels = rs.device_labels(tmp / "recording.json")
+def _check_failed_case_page(failed, labels):
+    """Its category, parameters, links, attachments and description."""
     # The first failing leaf of the first ADR group (ADR-0035, TMULS before TCVT in run order).
     assert failed["title"] == f"two-lanes on {labels[rs.BAD]}"
     text = failed["text"]
