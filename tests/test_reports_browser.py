@@ -42,7 +42,8 @@ def _node_major() -> int:
 
 @pytest.fixture(scope="module")
 def tools():
-    _require(_node_major() >= 20, "Node.js 20 or newer is not on PATH (apt-get install -y nodejs npm)")
+    _require(_node_major() >= 20, "Node.js 20 or newer is not on PATH (the machine image has it; "
+                                  "Debian bookworm's own nodejs package is 18, too old)")
     _require(Path(CHROMIUM).is_file(), f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
     if not (render.NODE_DIR / "node_modules/playwright-core").is_dir() or not render.ALLURE_CLI.is_file():
         _require(shutil.which("npm") is not None, "npm is not on PATH (apt-get install -y npm)")
