@@ -42,8 +42,8 @@ class RenderError(RuntimeError):
 def node_executable() -> str:
     node = shutil.which(os.environ.get("PTO_AVS_NODE", "node"))
     if node is None:
-        raise RenderError("node (Node.js 20 or newer) is not on PATH; install it "
-                          "(Debian: apt-get install -y nodejs npm) or set PTO_AVS_NODE")
+        raise RenderError("node (Node.js 20 or newer) is not on PATH; install it or set "
+                          "PTO_AVS_NODE to its path")
     return node
 
 
