@@ -592,8 +592,14 @@ def tcvt_file(src: str) -> dict:
 
 F32 = lambda x: exact_bits("FP32", Fraction(x))  # noqa: E731
 
-TQUANT_MULTIPLIERS = [0x3F800000, 0x3F000000, 0x3FC00000, 0x3DCCCCCD, 0x00400000, 0x00000003,
-                      0x40C00000]  # 1, 0.5, 1.5, 0.1f, 2^-127 and 3*2^-149 (subnormal), 6
+# Multiplier per (mode, Sat): 1, 0.5, 1.5, 0.1f, 2^-127 and 3*2^-149 (subnormals), 6.
+# The tiny 3*2^-149 leaves x*m+zp within 2^-20 of zp, which only the directed modes move.
+TQUANT_MULTIPLIERS = {
+    "RNE": (0x3F800000, 0x3F000000), "RTZ": (0x3FC00000, 0x3DCCCCCD),
+    "RTM": (0x00400000, 0x00000003), "RTP": (0x00000003, 0x40C00000),
+    "RNA": (0x3F000000, 0x3FC00000), "RTO": (0x3DCCCCCD, 0x00400000),
+    "RHB": (0x40C00000, 0x3F800000),
+}
 TQUANT_ZERO_POINTS = {"S8": [0, -3, 5, 100, -128, 127, -60], "U8": [0, 128, 3, 255, 10, 77, 200]}
 
 
@@ -641,9 +647,9 @@ def tquant_case(dst: str, mode: str, sat: int, multiplier: int | None, zp: int,
     state["tiles"] = [{"index": 1, "dtype": "FP32", "capacity": 256, "cols": 64,
                        "valid": Flow([1, n]), "layout": "RowMajor",
                        "data": [Flow(Hex(c) for c in codes)]}]
-    m_text = ref.decode("FP32", m_bits).magnitude
+    m_value = float(ref.decode("FP32", m_bits).magnitude)
     description = (f"TQUANT FP32 -> {dst}, RMode {mode}, Sat={sat}, multiplier {m_bits:#010x} "
-                   f"(= {m_text}), zero point {zp}"
+                   f"(~{m_value:.9g}), zero point {zp}"
                    + (" (B.IOR omitted: defaults 1.0 and 0)" if multiplier is None else "")
                    + (f", NumericStatus {status:#04x} before (sticky)" if status else "")
                    + ": ties, quarter points, wrap/clamp range, NaN, infinities, subnormals. "
@@ -677,8 +683,7 @@ def tquant_file() -> dict:
     for dst in ("S8", "U8"):
         for i, mode in enumerate(ALL_MODES):
             for sat in (0, 1):
-                j = (2 * i + sat) % len(TQUANT_MULTIPLIERS)
-                cases.append(tquant_case(dst, mode, sat, TQUANT_MULTIPLIERS[j],
+                cases.append(tquant_case(dst, mode, sat, TQUANT_MULTIPLIERS[mode][sat],
                                          TQUANT_ZERO_POINTS[dst][(i + sat) % 7]))
     cases.append(tquant_case("S8", "NONE", 0, None, 0))
     cases.append(tquant_case("U8", "NONE", 1, 0x3E800000, 3))
