@@ -1,0 +1,51 @@
+"""pto-avs allure-html: configuration and the whole-or-nothing report directory.
+
+Rendering itself (Allure 3 in Node.js) is checked end to end by test_reports_browser.py;
+these tests need neither Node.js nor a browser.
+"""
+import json
+from pathlib import Path
+
+from reports import allure_files, render
+
+
+def _results(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / "0-result.json").write_text(json.dumps({"name": "t", "status": "passed", "labels": []}))
+    return folder
+
+
+def test_config_groups_views_by_adr_and_by_device_with_the_run_categories(tmp_path):
+    results = _results(tmp_path / "res")
+    custom = [{"name": "Only this", "matchedStatuses": ["failed"]}]
+    (results / "categories.json").write_text(json.dumps(custom))
+    config = render.allure_config(results, tmp_path / "out", "pto-avs")
+    assert config["categories"] == custom
+    plugins = config["plugins"]
+    assert plugins["adr"]["options"]["groupBy"] == ["epic", "feature", "story"]
+    assert plugins["suites"]["options"]["groupBy"] == ["parentSuite", "suite", "subSuite"]
+    assert {p["import"] for p in plugins.values()} == {"@allurereport/plugin-awesome"}
+    # Without a categories.json (results not written by our plugin) ours are used.
+    (results / "categories.json").unlink()
+    assert render.allure_config(results, tmp_path / "out", "x")["categories"] == allure_files.CATEGORIES
+
+
+def test_results_without_any_result_are_refused(tmp_path, capsys):
+    (tmp_path / "res").mkdir()
+    assert render.main([str(tmp_path / "res"), str(tmp_path / "out")]) == 2
+    assert "holds no *-result.json" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_failing_generator_leaves_the_previous_report_as_it_was(tmp_path, monkeypatch, capsys):
+    results = _results(tmp_path / "res")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "index.html").write_text("previous report")
+    monkeypatch.setenv("PTO_AVS_NODE", "false")  # a "node" that exits 1 at once
+    monkeypatch.setattr(render, "ALLURE_CLI", Path(render.__file__))  # present, never run
+    assert render.main([str(results), str(out), "--no-install"]) == 2
+    assert "allure generate failed (exit 1" in capsys.readouterr().err
+    assert [p.name for p in out.iterdir()] == ["index.html"]
+    assert (out / "index.html").read_text() == "previous report"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "res"]  # no staging left behind
