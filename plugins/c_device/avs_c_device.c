@@ -1420,6 +1420,14 @@ static bool run_program(Machine *m, const JVal *program, Outcome *o)
             o->fault = F_ILLEGAL;
             break;
         }
+        if (strcmp(f->mnemonic, "B.IOT") == 0 && field(w, 11, 9) == 0 &&
+            (f->op != OP_B_IOT_DST || (field(w, 18, 15) >= 1 && field(w, 18, 15) <= 10))) {
+            /* PEMode 000: a strict no-op before placement, duplicate, schema and
+             * allocation checks (B.IOT contract); it only marks zero participation. */
+            if (b.active)
+                b.zero_participation = true;
+            continue;
+        }
         switch (f->op) {
         case OP_OTHER:
             return UNSUPPORTED(o, "instruction %s (0x%08X)", f->mnemonic, (unsigned)w);
@@ -1508,7 +1516,7 @@ static bool run_program(Machine *m, const JVal *program, Outcome *o)
         case OP_B_IOT_SRC_ONLY:
             return UNSUPPORTED(o, "source-only B.IOT binding");
         case OP_B_IOT_DST: {
-            unsigned size = field(w, 18, 15), pe_mode = field(w, 11, 9);
+            unsigned size = field(w, 18, 15), pe_mode = field(w, 11, 9); /* PEMode 0 was handled above */
             if (size < 1 || size > 10) {
                 o->fault = F_ILLEGAL;
                 break;
@@ -1517,13 +1525,9 @@ static bool run_program(Machine *m, const JVal *program, Outcome *o)
                 o->fault = F_BUNDLE;
                 break;
             }
-            if (b.bound || b.zero_participation)
-                return UNSUPPORTED(o, "more than one B.IOT in a bundle");
+            if (b.bound)
+                return UNSUPPORTED(o, "more than one B.IOT binding in a bundle");
             b.body_started = true;
-            if (pe_mode == 0) {
-                b.zero_participation = true;
-                break;
-            }
             b.bound = true;
             b.src = field(w, 25, 20);
             b.last = field(w, 19, 19);
