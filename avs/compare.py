@@ -185,7 +185,7 @@ def _numeric():
 def describe_bits(value: int, dtype: Optional[str]) -> str:
     """``0x3FC0 (1.5)``: the bits in hex at the element width, and the value they encode."""
     if dtype is None:
-        return hex(value)
+        return f"0x{value:X}"
     bits = element_bits(dtype)
     text = f"0x{value:0{max(1, (bits + 3) // 4)}X}"
     if value >> bits:
@@ -573,7 +573,8 @@ def _compare_grid(tally: _Tally, index: int, arrays: _TileArrays, value: np.ndar
 
 def _draw(index, bad_value, bad_defined, checked, want_defined, r0, c0, dtype) -> list[str]:
     """A window of the tile around the first divergence: '.' equal, 'X' value differs,
-    'u' undefined but expected defined, 'd' defined but expected undefined, ' ' not checked."""
+    'u' undefined but expected defined, 'd' defined but expected undefined, ' ' not checked;
+    runs of rows without differences are folded into one line."""
     rows, cols = bad_value.shape
     top = 0 if rows <= GRID_ROWS else min(max(0, r0 - r0 % 8), rows - GRID_ROWS)
     left = 0 if cols <= GRID_COLS else min(max(0, c0 - c0 % 8), cols - GRID_COLS)
@@ -581,7 +582,18 @@ def _draw(index, bad_value, bad_defined, checked, want_defined, r0, c0, dtype) -
     header = f"tile {index} rows {top}..{bottom - 1} x cols {left}..{right - 1} of {rows}x{cols}"
     lines = [header + (f" [{dtype}]" if dtype else "") + ": '.' equal  X value  u undefined  d defined  ' ' unchecked"]
     lines.append("      " + "".join(str(c % 10) for c in range(left, right)))
-    for r in range(top, bottom):
+    quiet_from = None  # first of a run of rows without differences, folded into one line
+    for r in range(top, bottom + 1):
+        differs = r < bottom and (bad_value[r, left:right].any() or bad_defined[r, left:right].any())
+        if r < bottom and not differs:
+            quiet_from = r if quiet_from is None else quiet_from
+            continue
+        if quiet_from is not None:
+            span = f"{quiet_from}" if quiet_from == r - 1 else f"{quiet_from}-{r - 1}"
+            lines.append(f"{span:>5} (no differences)")
+            quiet_from = None
+        if r == bottom:
+            break
         row = []
         for c in range(left, right):
             if bad_defined[r, c]:
