@@ -1,0 +1,323 @@
+"""The block (bundle) front end: header commands, bindings and the commit flow.
+
+Facts from asl/block/model/** (dispatch/commands.asl, start.asl,
+tile-execution.asl, tile-schema.asl, scalar-schema.asl, descriptor-legality.asl,
+destination-shape.asl, operands/*, schema/*, state/descriptor-state.asl,
+commit/validation.asl). A block opens at BSTART, collects B.DATR, B.FPATR,
+B.DIM/C.B.DIMI, B.IOR, B.IOT and B.IOS, and commits at BSTOP/C.BSTOP or at the
+next BSTART. The commit checks the spec's legality steps in order and either
+raises a ``Fault`` (nothing published) or returns the new machine state.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from . import dtypes
+from .encoding.decoder import Decoded
+from .encoding.names import (FPATR_FIELDS, TEPL_BY_SELECTOR, TGEMV_MX_ACC_FUNCTION,
+                             transform_layouts)
+from .faults import Fault, bundle_control, illegal_instruction, tile_allocation, tile_legality
+from .layouts import derived_rows
+from .padding import PAD_NAMES
+from .state import (PE_MASK_OF_MODE, SIZE_CODE_BYTES, MachineState, allocation_bytes,
+                    logical_capacity, new_ordinary_tile, shape_legal)
+
+BINDING_LIMIT = 16  # PTO_BUNDLE_TILE_BINDING_COUNT
+SHARED_BINDING_LIMIT = 4
+
+
+class Unmodelled(Exception):
+    """A valid instruction outside the modelled set: execution stops without a fault."""
+
+
+@dataclass(frozen=True)
+class Binding:
+    """One B.IOT: an optional destination (hand, size code) and up to two sources."""
+
+    destination: bool
+    hand: int
+    size_code: int
+    mask: int
+    sources: tuple
+    last: bool
+
+    @property
+    def size_bytes(self) -> int:
+        return SIZE_CODE_BYTES[self.size_code] if self.destination else 0
+
+
+@dataclass
+class BlockState:
+    active: bool = False
+    operation: Optional[str] = None  # TCVT | TQUANT | TMULS | TGEMV_MX_ACC
+    matrix: bool = False  # CUBE (Matrix) operation class
+    data_type: Optional[dtypes.DataType] = None  # the BSTART DataType
+    datr: Optional[dict] = None
+    fpatr: Optional[dict] = None
+    dims: list = field(default_factory=lambda: [None, None, None])
+    ior: Optional[dict] = None
+    bindings: list = field(default_factory=list)
+    shared: list = field(default_factory=list)  # (SharedTID, SizeCode, mask)
+    zero_participation: bool = False
+
+    # --- B.DATR views (CurrentBundle* in the spec) ---
+    def datr_field(self, name: str) -> int:
+        return self.datr[name] if self.datr is not None else 0
+
+    def pad(self) -> str:
+        """CurrentBundlePadValue: an omitted B.DATR means Null."""
+        return "Null" if self.datr is None else PAD_NAMES[self.datr["PadValue"]]
+
+    def canonicalize(self) -> bool:
+        return bool(self.datr_field("Canonicalize"))
+
+    def saturating(self) -> bool:
+        return bool(self.datr_field("Sat"))
+
+    def explicit_type(self) -> Optional[dtypes.DataType]:
+        """The concrete B.DATR DataType, or None when omitted or DTYPE_NONE."""
+        if self.datr is None:
+            return None
+        return dtypes.BY_CODE.get(self.datr["DataType"])
+
+    def effective_type(self) -> dtypes.DataType:
+        """ResolveBundleEffectiveDataType: concrete B.DATR type, else the BSTART type."""
+        return self.explicit_type() or self.data_type
+
+    # --- dimensions ---
+    def shape(self):
+        """(valid_rows, valid_cols, cols) from LB1|1, LB0, LB2|LB0 (TEPL schemas)."""
+        valid_cols = self.dims[0]
+        valid_rows = self.dims[1] if self.dims[1] is not None else 1
+        cols = self.dims[2] if self.dims[2] is not None else valid_cols
+        return valid_rows, valid_cols, cols
+
+    def dims_legal(self) -> bool:
+        """LB0 present and nonzero; any present LB1/LB2 nonzero."""
+        return bool(self.dims[0]) and all(d is None or d >= 1 for d in self.dims[1:])
+
+    # --- bindings ---
+    def sources(self) -> list:
+        return [s for b in self.bindings for s in b.sources]
+
+    def destinations(self) -> list:
+        return [b for b in self.bindings if b.destination]
+
+    def stream_terminated(self) -> bool:
+        return bool(self.bindings) and self.bindings[-1].last
+
+    def masks_equal(self) -> bool:
+        return len({b.mask for b in self.bindings}) <= 1
+
+    def gpr_inputs(self, state: MachineState) -> list:
+        """Values read through B.IOR RegSrc0..2 (empty when B.IOR is omitted)."""
+        if self.ior is None:
+            return []
+        return [state.read_gpr(self.ior[f"RegSrc{slot}"]) for slot in range(3)]
+
+    def scalar_schema_legal(self, inputs: int) -> bool:
+        """BundleOperationScalarBindingSchemaLegal: selectors beyond the operation's
+        GPR input count and RegDst must be zero."""
+        if self.ior is None:
+            return True
+        return (all(self.ior[f"RegSrc{slot}"] == 0 for slot in range(inputs, 3))
+                and self.ior["RegDst"] == 0)
+
+
+# ----------------------------------------------------------------------------
+# Commands
+
+def _begin(block: BlockState, operation: Optional[str], matrix: bool, data_type) -> BlockState:
+    return BlockState(active=True, operation=operation, matrix=matrix, data_type=data_type)
+
+
+def execute(decoded: Decoded, state: MachineState, block: BlockState, profile: str):
+    """Execute one decoded command. Returns (state, block); raises Fault or Unmodelled."""
+    if not decoded.form.modelled:
+        raise Unmodelled(f"{decoded.form.mnemonic} is outside the modelled instructions")
+    key = decoded.form.key
+    f = decoded.fields
+    if key in ("BSTART.TEPL", "BSTART.TGEMVMX.ACC"):
+        if key == "BSTART.TEPL":
+            operation = TEPL_BY_SELECTOR.get((f["Mode"] << 5) | f["Function"])
+            if operation is None:
+                raise illegal_instruction(
+                    f"TEPL Mode {f['Mode']} Function {f['Function']} selects no Tile operation")
+        else:
+            operation = "TGEMV_MX_ACC"
+        if block.active:
+            state = commit(state, block, profile)
+        modelled = operation in ("TCVT", "TQUANT", "TMULS", "TGEMV_MX_ACC")
+        block = _begin(block, operation if modelled else None, key != "BSTART.TEPL",
+                       dtypes.BY_CODE[f["DataType"]])
+        if not modelled:
+            raise Unmodelled(f"{operation} is outside the modelled operations")
+        return state, block
+    if key in ("BSTOP", "C.BSTOP"):
+        if not block.active:
+            raise bundle_control("BSTOP with no active block")
+        return commit(state, block, profile), BlockState()
+    if key == "B.DATR":
+        if not block.active or block.datr is not None:
+            raise bundle_control("B.DATR outside an active header or duplicated")
+        block.datr = dict(f)
+        return state, block
+    if key == "B.FPATR":
+        if (not block.active or block.fpatr is not None or not block.matrix
+                or block.ior is not None or block.bindings or block.shared):
+            raise bundle_control("B.FPATR needs an open Matrix header before any B.IOR/B.IOT/B.IOS "
+                                 "and at most once")
+        check_fpatr_fields(f)
+        block.fpatr = {name: f[name] for name in FPATR_FIELDS}
+        return state, block
+    if key.startswith("B.DIM") or key == "C.B.DIMI":
+        if not block.active:
+            raise bundle_control("B.DIM outside an active header")
+        if key == "C.B.DIMI":
+            index, value = f["LoopNest"], f["Imm"]
+        else:
+            index = int(key[-1])
+            value = (state.read_gpr(f["RegSrc"]) + f["Imm"]) & 0xFFFF
+        if block.dims[index] is not None:
+            raise bundle_control(f"LB{index} written twice")
+        block.dims[index] = value
+        return state, block
+    if key == "B.IOR":
+        if not block.active or block.ior is not None:
+            raise bundle_control("B.IOR outside an active header or duplicated")
+        block.ior = dict(f)
+        return state, block
+    if key == "B.IOS":
+        return state, _bind_shared(block, f)
+    if key.startswith("B.IOT"):
+        return state, _bind_tile(block, f, "DstTile" in f)
+    raise AssertionError(key)  # every modelled form has a handler above
+
+
+def check_fpatr_fields(f):
+    """BundleFPATRFieldsLegal cross-field rules (field ranges are decode constraints)."""
+    if f["RowMaxInit"] and not f["RowMaxEn"]:
+        raise tile_legality("B.FPATR RowMaxInit requires RowMaxEn")
+    if bool(f["GroupMaxEn"]) != bool(f["GroupNCode"]):
+        raise tile_legality("B.FPATR GroupMaxEn and a nonzero GroupNCode go together")
+    if f["MaxAbsEn"] and not (f["RowMaxEn"] or f["GroupMaxEn"]):
+        raise tile_legality("B.FPATR MaxAbsEn requires RowMaxEn or GroupMaxEn")
+
+
+def _mask_can_append(block: BlockState, mask: int) -> bool:
+    return all(b.mask == mask for b in block.bindings)
+
+
+def _bind_tile(block: BlockState, f: dict, destination: bool) -> BlockState:
+    mask = PE_MASK_OF_MODE[f["PEMode"]]
+    if mask == 0:
+        # Strict no-op: only the zero-participation marker of an open header.
+        if block.active:
+            block.zero_participation = True
+        return block
+    if not block.active or (block.bindings and block.bindings[-1].last):
+        raise bundle_control("B.IOT outside an active header or after the binding with L=1")
+    if not _mask_can_append(block, mask):
+        raise tile_legality("B.IOT mask differs from an earlier binding's mask")
+    if len(block.bindings) >= BINDING_LIMIT:
+        raise tile_legality(f"more than {BINDING_LIMIT} B.IOT bindings")
+    sources = tuple(f[name] for name in ("SrcTile0", "SrcTile1") if name in f)
+    block.bindings.append(Binding(destination, f.get("DstTile", 0), f.get("SizeCode", 0), mask,
+                                  sources, bool(f["L"])))
+    return block
+
+
+def _bind_shared(block: BlockState, f: dict) -> BlockState:
+    mask = PE_MASK_OF_MODE[f["PEMode"]]
+    if mask == 0:
+        if block.active:
+            block.zero_participation = True
+        return block
+    if not block.active:
+        raise bundle_control("B.IOS outside an active header")
+    if not _mask_can_append(block, mask) or any(m != mask for _, _, m in block.shared):
+        raise tile_legality("B.IOS mask differs from an earlier binding's mask")
+    if any(tid == f["SharedTID"] for tid, _, _ in block.shared):
+        raise bundle_control(f"Shared register S{f['SharedTID']} bound twice")
+    if len(block.shared) >= SHARED_BINDING_LIMIT:
+        raise bundle_control(f"more than {SHARED_BINDING_LIMIT} B.IOS bindings")
+    block.shared.append((f["SharedTID"], f["SizeCode"], mask))
+    return block
+
+
+# ----------------------------------------------------------------------------
+# Commit
+
+def commit(state: MachineState, block: BlockState, profile: str) -> MachineState:
+    """Run the block's operation (ExecuteBundleTileOperationLocally)."""
+    from .ops import TEPL_OPERATIONS, tgemv  # operations import this module's types
+
+    if block.zero_participation and not block.bindings and not block.shared:
+        return state  # zero PE mask: strict no-op before any check
+    if block.matrix:
+        return tgemv.commit_bundle(state, block, profile).apply(state)
+    if block.shared:
+        raise tile_legality("TEPL operations take no Shared (B.IOS) binding")
+    op = TEPL_OPERATIONS[block.operation]
+    if (len(block.destinations()) != 1 or len(block.sources()) != op.SOURCES
+            or not block.stream_terminated() or not block.scalar_schema_legal(op.GPR_INPUTS)):
+        raise bundle_control(f"{block.operation} needs exactly one destination and {op.SOURCES} "
+                             f"source(s) in one terminated B.IOT stream, and no surplus B.IOR field")
+    op.gpr_values_check(state, block)
+    _check_datr_applicability(block, op)
+    op.closed_schema_check(state, block)
+    if not block.masks_equal():
+        raise tile_legality("bindings use different PE masks")
+    index, destination = resolve_destination(state, block)
+    publication = op.execute_bundle(state, block, index, destination, profile)
+    return publication.apply(state)
+
+
+def _check_datr_applicability(block: BlockState, op):
+    """SelectedBundleTileDataAttributesLegal: an explicit B.DATR field may be
+    nonzero only when the operation allows it (DataType counts when code != 0)."""
+    if block.datr is None:
+        return
+    for name, value in block.datr.items():
+        if value and name not in op.DATR_ALLOWED:
+            raise tile_legality(f"B.DATR {name}={value} does not apply to {block.operation}")
+
+
+def layout_transform(code: int):
+    """(source layout, destination layout) of a B.DATR Layout transform code."""
+    layouts = transform_layouts(code)
+    if layouts is None:
+        # SPEC-CHOICE: Layout codes 21..26 (CUBE transports) pass B.DATR decode and
+        # TCVT's field applicability, but the executable spec's layout mapping reaches
+        # `unreachable` for them (digest §7.7). The model rejects them as
+        # Fault_TileLegality instead of crashing.
+        raise tile_legality(f"Layout {code} has no TCVT/TEPL layout meaning")
+    return layouts
+
+
+def resolve_destination(state: MachineState, block: BlockState):
+    """ResolveBundleTileDestinationsWithShape for the single TEPL destination:
+    rename to the first free index of the hand, check capacity and shape, and
+    build the new descriptor (not yet published)."""
+    binding = block.destinations()[0]
+    dtype = block.effective_type()
+    hand = binding.hand
+    index = next((i for i in range(hand * 16, hand * 16 + 16) if state.tiles[i] is None), None)
+    if index is None:
+        raise tile_allocation(f"no free TileIndex in hand {'TUMN'[hand]}")
+    size = binding.size_bytes
+    if state.capacity_in_use() + allocation_bytes(binding.mask, size) > state.tile_capacity:
+        raise tile_allocation("tile capacity exceeded")
+    valid_rows, valid_cols, cols = block.shape()
+    rows = derived_rows(size, cols, dtype.bits)
+    if not shape_legal(size, cols, valid_rows, valid_cols, dtype) or \
+            rows * cols > logical_capacity(size, dtype):
+        raise tile_allocation(f"TSize {size} B cannot hold a {dtype.name} tile of {cols} columns "
+                              f"with valid region {valid_rows}x{valid_cols}")
+    layout = layout_transform(block.datr_field("Layout"))[1]
+    return index, new_ordinary_tile(dtype, layout, "Any", size, cols, valid_rows, valid_cols,
+                                    binding.mask)
+
+
+__all__ = ["Binding", "BlockState", "Unmodelled", "execute", "commit", "Fault"]

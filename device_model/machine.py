@@ -1,0 +1,386 @@
+"""The public golden-model API: a tile machine that runs programs.
+
+    from device_model.machine import Machine
+    m = Machine(profile="pto-v0")            # or "hw-ieee"; a machine at reset
+    m.configure_tile(1, dtype="U8", capacity=128, cols=8, valid=(1, 2))
+    m.write_tile(1, [[7, 9]])                # the valid region (or all rows x cols)
+    result = m.run("BSTART.VEC TCVT, U8; B.DATR U16, ND2DN, Null; B.DIM LB0=2; "
+                   "B.DIM LB2=8; B.IOT T1, mask=1111, <last>, ->T<2>; BSTOP")
+    snap = m.snapshot()
+
+``run`` takes a program: an assembly string or a list of items (assembly
+strings, raw instruction words, direct-call dicts). Every item is checked
+before anything executes: text that is not valid assembly, a word wider than
+32 bits or a malformed direct call raises ``ValueError``. After that ``run``
+never raises: each instruction either executes or raises an architectural
+fault, which ends the program, abandons any open block and leaves the state as
+it was before the faulting instruction or block. An instruction that is valid
+but outside the modelled set (another BSTART kind, a TEPL operation other than
+TCVT/TQUANT/TMULS, B.CATR, ...) stops the program without a fault
+(``RunResult.stopped`` says which).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from . import dtypes
+from .block import BlockState, Unmodelled, execute
+from .encoding import assemble, decode, disassemble, raw_instruction
+from .encoding.assembler import parse_tile
+from .encoding.names import FPATR_FIELDS, LAYOUT_CODES, ROUNDING_CODES
+from .faults import Fault
+from .layouts import (cube_geometry, derived_rows, generic_indexing_permitted, is_cube, layout_name,
+                      location_name)
+from .numeric import PROFILES
+from .ops import DIRECT_CALLS
+from .ops import postprocess as pp
+from .padding import pad_name
+from .state import (GPR_COUNT, MAX_TILE_CAPACITY, TILE_COUNT, WORD_MASK, MachineState,
+                    allocation_bytes, capacity_legal, cube_shape_legal, logical_capacity, mask_text,
+                    new_cube_tile, new_ordinary_tile, parse_mask, shape_legal)
+
+
+@dataclass
+class RunResult:
+    fault: Optional[str]  # a Fault_* class, or None
+    encoding: list  # every instruction word the program assembles to
+    detail: str = ""  # which item faulted or stopped, and why
+    stopped: Optional[str] = None  # set when an unmodelled instruction stopped the run
+    step: Optional[int] = None  # index of the faulting/stopping step (instructions and calls in order)
+
+
+@dataclass
+class TileView:
+    dtype: str
+    layout: str
+    location: str
+    rows: int
+    cols: int
+    valid: tuple
+    capacity: int
+    mask: str
+    words: np.ndarray  # rows x cols uint64: the Word read at each logical coordinate
+    defined: np.ndarray  # rows x cols bool
+    storage: np.ndarray  # element bits by storage index (uint64)
+
+
+@dataclass
+class Snapshot:
+    flags: int
+    tile_capacity_in_use: int
+    tiles: dict = field(default_factory=dict)  # TileIndex -> TileView
+    tile_capacity: int = 0
+    gprs: tuple = ()
+
+    def differences(self, other: "Snapshot") -> list:
+        """Human-readable differences between two snapshots (empty when equal)."""
+        out = []
+        for name in ("flags", "tile_capacity_in_use", "tile_capacity", "gprs"):
+            if getattr(self, name) != getattr(other, name):
+                out.append(f"{name}: {getattr(self, name)!r} != {getattr(other, name)!r}")
+        for index in sorted(set(self.tiles) | set(other.tiles)):
+            mine, theirs = self.tiles.get(index), other.tiles.get(index)
+            if mine is None or theirs is None:
+                out.append(f"tile {index}: allocated {mine is not None} != {theirs is not None}")
+                continue
+            for name in ("dtype", "layout", "location", "rows", "cols", "valid", "capacity", "mask"):
+                if getattr(mine, name) != getattr(theirs, name):
+                    out.append(f"tile {index} {name}: {getattr(mine, name)!r} != {getattr(theirs, name)!r}")
+            for name in ("words", "defined", "storage"):
+                if not np.array_equal(getattr(mine, name), getattr(theirs, name)):
+                    out.append(f"tile {index} {name} differ")
+        return out
+
+    def same_as(self, other: "Snapshot") -> bool:
+        return not self.differences(other)
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One prepared program item: an instruction word or a direct call."""
+
+    text: str
+    word: Optional[int] = None
+    length: int = 32
+    call: Optional[dict] = None
+
+
+class Machine:
+    def __init__(self, profile: str = "pto-v0"):
+        if profile not in PROFILES:
+            raise ValueError(f"unknown numeric profile {profile!r}; expected one of {', '.join(PROFILES)}")
+        self.profile = profile
+        self._state = MachineState()
+        self._block = BlockState()
+
+    # --- setup -------------------------------------------------------------
+    def set_tile_capacity(self, capacity: int) -> None:
+        """The core tile capacity system register (bytes; reset 262144)."""
+        if not isinstance(capacity, int) or not 0 <= capacity <= MAX_TILE_CAPACITY:
+            raise ValueError(f"tile capacity {capacity!r} must be an int 0..{MAX_TILE_CAPACITY}")
+        self._state.tile_capacity = capacity
+
+    def set_status(self, flags: int) -> None:
+        """NumericStatus flags (NV=0x01 DZ=0x02 OF=0x04 UF=0x08 NX=0x10)."""
+        if not isinstance(flags, int) or not 0 <= flags <= 0x1F:
+            raise ValueError(f"numeric status {flags!r} must be a 5-bit int")
+        self._state.status = flags
+
+    def set_gpr(self, index: int, value: int) -> None:
+        if not isinstance(index, int) or not 1 <= index < GPR_COUNT:
+            raise ValueError(f"GPR index {index!r} must be 1..{GPR_COUNT - 1} (R0 reads zero)")
+        self._state.gprs[index] = _word(value, f"GPR R{index} value")
+
+    def configure_tile(self, index, dtype, capacity: int, cols: Optional[int] = None, valid=(1, 1),
+                       layout: str = "RowMajor", location: Optional[str] = None, mask="1111") -> None:
+        """Allocate tile ``index`` (every element undefined). Rows are derived from
+        capacity, columns and type; CUBE layouts derive rows and columns from the
+        valid region and need location Matrix."""
+        index = _tile_index(index)
+        t = dtypes.dtype(dtype)
+        layout = layout_name(layout)
+        location = location_name(location or ("Matrix" if is_cube(layout) else "Any"))
+        mask = parse_mask(mask)
+        valid_rows, valid_cols = (int(v) for v in valid)
+        limit = self._state.tile_capacity
+        where = f"configure_tile({index})"
+        if mask == 0:
+            raise ValueError(f"{where}: the allocation mask must be nonzero")
+        if not capacity_legal(capacity, limit):
+            raise ValueError(f"{where}: capacity {capacity} must be a multiple of 128 from 128 to 65536 "
+                             f"and at most the tile capacity {limit}")
+        if is_cube(layout):
+            if location != "Matrix":
+                raise ValueError(f"{where}: a {layout} tile has location Matrix")
+            if not cube_shape_legal(capacity, valid_rows, valid_cols, t, layout, limit):
+                raise ValueError(f"{where}: no legal {layout} {t.name} tile of valid {valid_rows}x{valid_cols} "
+                                 f"fits {capacity} bytes")
+            geometry = cube_geometry(layout, t, valid_rows, valid_cols)
+            if cols is not None and cols != geometry.cols:
+                raise ValueError(f"{where}: {layout} columns are derived ({geometry.cols}), not {cols}")
+            tile = new_cube_tile(t, layout, capacity, valid_rows, valid_cols, mask)
+        else:
+            if cols is None:
+                raise ValueError(f"{where}: cols is required for layout {layout}")
+            rows = derived_rows(capacity, cols, t.bits)
+            if not shape_legal(capacity, cols, valid_rows, valid_cols, t) or \
+                    rows * cols > logical_capacity(capacity, t):
+                raise ValueError(f"{where}: {capacity} bytes of {t.name} with {cols} columns (a power of two "
+                                 f"dividing the capacity) cannot hold valid {valid_rows}x{valid_cols}")
+            if not generic_indexing_permitted(layout, t.bits, rows, cols):
+                raise ValueError(f"{where}: {layout} needs rows % 16 == 0 and cols % {256 // t.bits} == 0 "
+                                 f"(got {rows}x{cols})")
+            tile = new_ordinary_tile(t, layout, location, capacity, cols, valid_rows, valid_cols, mask)
+        if self._state.capacity_in_use(excluding=index) + allocation_bytes(mask, capacity) > limit:
+            raise ValueError(f"{where}: the tile capacity {limit} would be exceeded")
+        self._state.tiles[index] = tile
+
+    def write_tile(self, index, words, defined=None) -> None:
+        """Write Words at logical coordinates: ``words`` covers either every
+        rows x cols coordinate or just the valid region; ``defined`` (same shape,
+        default all True) marks definedness. Packed tiles keep the element bits."""
+        index = _tile_index(index)
+        tile = self._state.tiles[index]
+        if tile is None:
+            raise ValueError(f"write_tile({index}): the tile is not configured")
+        values = _words_array(words, f"write_tile({index}) words")
+        region = values.shape
+        if region not in ((tile.rows, tile.cols), (tile.valid_rows, tile.valid_cols)):
+            raise ValueError(f"write_tile({index}): words shape {region} is neither rows x cols "
+                             f"{(tile.rows, tile.cols)} nor the valid region {(tile.valid_rows, tile.valid_cols)}")
+        flags = np.ones(region, dtype=bool) if defined is None else np.asarray(defined, dtype=bool)
+        if flags.shape != region:
+            raise ValueError(f"write_tile({index}): defined shape {flags.shape} differs from words {region}")
+        target = tile.index_map[: region[0], : region[1]]
+        payload, defined_array = tile.payload.copy(), tile.defined.copy()
+        payload[target] = values & np.uint64(tile.element_mask)
+        defined_array[target] = flags
+        self._state.tiles[index] = tile.with_contents(payload, defined_array)
+
+    # --- execution ---------------------------------------------------------
+    def run(self, program) -> RunResult:
+        steps = _prepare(program)
+        encoding = [step.word for step in steps if step.call is None]
+        for number, step in enumerate(steps):
+            try:
+                if step.call is not None:
+                    publication = DIRECT_CALLS[step.call["call"]](self._state, step.call, self.profile)
+                    self._state = publication.apply(self._state)
+                else:
+                    decoded = decode(step.word, step.length)
+                    self._state, self._block = execute(decoded, self._state, self._block, self.profile)
+            except Fault as fault:
+                self._block = BlockState()
+                return RunResult(fault.kind, encoding, f"step {number} ({step.text}): {fault.reason}",
+                                 step=number)
+            except Unmodelled as stop:
+                self._block = BlockState()
+                return RunResult(None, encoding, f"step {number} ({step.text}): {stop}", stopped=step.text,
+                                 step=number)
+        detail = "block still open at the end of the program" if self._block.active else ""
+        return RunResult(None, encoding, detail)
+
+    # --- observation -------------------------------------------------------
+    def snapshot(self) -> Snapshot:
+        state = self._state
+        tiles = {}
+        for index, tile in enumerate(state.tiles):
+            if tile is None:
+                continue
+            tiles[index] = TileView(tile.dtype.name, tile.layout, tile.location, tile.rows, tile.cols,
+                                    (tile.valid_rows, tile.valid_cols), tile.capacity, mask_text(tile.mask),
+                                    tile.words(), tile.defined_grid(),
+                                    tile.payload & np.uint64(tile.dtype.mask))
+        return Snapshot(state.status, state.capacity_in_use(), tiles, state.tile_capacity,
+                        tuple(state.gprs))
+
+
+# ----------------------------------------------------------------------------
+# Program preparation: every item is validated before anything executes.
+
+def _word(value, what: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{what} {value!r} must be an integer")
+    value = int(value)
+    if not -(1 << 63) <= value <= WORD_MASK:
+        raise ValueError(f"{what} {value:#x} does not fit 64 bits")
+    return value & WORD_MASK
+
+
+def _words_array(words, what: str) -> np.ndarray:
+    array = np.asarray(words)
+    if array.ndim != 2:
+        raise ValueError(f"{what} must be a 2-D array (rows of Words)")
+    if array.dtype.kind == "u":
+        return array.astype(np.uint64)
+    if array.dtype.kind == "i":
+        return array.astype(np.int64).astype(np.uint64)
+    return np.vectorize(lambda v: _word(v, what), otypes=[np.uint64])(array) if array.size else \
+        array.astype(np.uint64)
+
+
+def _tile_index(value) -> int:
+    if isinstance(value, str):
+        return parse_tile(value)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and 0 <= value < TILE_COUNT:
+        return int(value)
+    raise ValueError(f"tile {value!r} must be a TileIndex 0..63 or a name like T1/U0")
+
+
+def _prepare(program) -> list:
+    items = [program] if isinstance(program, str) else list(program)
+    steps = []
+    for number, item in enumerate(items):
+        if isinstance(item, str):
+            steps.extend(_Step(ins.text, ins.word, ins.length) for ins in assemble(item))
+        elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+            ins = raw_instruction(int(item))
+            steps.append(_Step(disassemble(ins.word, ins.length), ins.word, ins.length))
+        elif isinstance(item, dict):
+            try:
+                call = _direct_call(item)
+            except ValueError as exc:
+                raise ValueError(f"program item {number}: {exc}") from None
+            steps.append(_Step(f"direct {call['call']}", call=call))
+        else:
+            raise ValueError(f"program item {number} ({item!r}) is not assembly text, a word or a direct call")
+    return steps
+
+
+_DIRECT_KEYS = {
+    "TCVT": {"dst", "src", "dtype", "rounding", "sat", "canonicalize", "layout", "pad"},
+    "TQUANT": {"dst", "src", "multiplier", "zero_point", "rounding", "sat"},
+    "TMULS": {"dst", "src", "scalar", "pad"},
+    "TGEMV_MX_ACC": {"dst", "acc", "a", "a_scale", "b", "b_scale", "atype", "btype", "fpatr", "rounding",
+                     "sat", "quant_param", "relu_param"},
+}
+_REQUIRED = {"TCVT": ("dst", "src"), "TQUANT": ("dst", "src"), "TMULS": ("dst", "src"),
+             "TGEMV_MX_ACC": ("dst", "acc", "a", "b")}
+
+
+def _direct_call(item: dict) -> dict:
+    """Normalize a direct-call dict (see vectors/FORMAT.md "program")."""
+    name = str(item.get("call", "")).upper()
+    if name not in _DIRECT_KEYS:
+        raise ValueError(f"direct call {item.get('call')!r}: expected one of {', '.join(_DIRECT_KEYS)}")
+    unknown = set(item) - _DIRECT_KEYS[name] - {"call"}
+    if unknown:
+        raise ValueError(f"direct {name}: unknown argument(s) {', '.join(sorted(unknown))}")
+    missing = [key for key in _REQUIRED[name] if item.get(key) is None]
+    if missing:
+        raise ValueError(f"direct {name}: missing {', '.join(missing)}")
+
+    def tile(key):
+        return None if item.get(key) is None else _tile_index(item[key])
+
+    def flag(key):
+        value = item.get(key, 0)
+        if value not in (0, 1, True, False):
+            raise ValueError(f"direct {name}: {key} must be 0 or 1")
+        return bool(value)
+
+    def rounding():
+        value = item.get("rounding")
+        if value is None:
+            return 0  # NONE: the operation default
+        if isinstance(value, int) and 0 <= value <= 7:
+            return value
+        code = ROUNDING_CODES.get(str(value).upper())
+        if code is None:
+            raise ValueError(f"direct {name}: unknown rounding {value!r}")
+        return code
+
+    def optional_type(key):
+        return None if item.get(key) is None else dtypes.dtype(item[key])
+
+    call = {"call": name}
+    for key in ("dst", "src", "acc", "a", "a_scale", "b", "b_scale"):
+        if key in _DIRECT_KEYS[name]:
+            call[key] = tile(key)
+    call["rounding"] = rounding()
+    call["sat"] = flag("sat")
+    if name == "TCVT":
+        call["dtype"] = optional_type("dtype")  # B.DATR DataType: the conversion targets dst's type
+        call["canonicalize"] = flag("canonicalize")
+        layout = item.get("layout", 0)
+        call["layout"] = layout if isinstance(layout, int) else LAYOUT_CODES.get(str(layout).upper())
+        if call["layout"] is None or not 0 <= call["layout"] <= 31:
+            raise ValueError(f"direct TCVT: unknown layout transform {layout!r}")
+    if name in ("TCVT", "TMULS"):
+        call["pad"] = pad_name(item.get("pad", "Null"))
+    if name == "TQUANT":
+        call["multiplier"] = _word(item.get("multiplier", 0x3F800000), "direct TQUANT multiplier")
+        call["zero_point"] = _word(item.get("zero_point", 0), "direct TQUANT zero_point")
+    if name == "TMULS":
+        call["scalar"] = _word(item.get("scalar", 0), "direct TMULS scalar")
+    if name == "TGEMV_MX_ACC":
+        call["atype"], call["btype"] = optional_type("atype"), optional_type("btype")
+        call["fpatr"] = _fpatr(item.get("fpatr") or {})
+        mode, relu = call["fpatr"]["PreQuantMode"], call["fpatr"]["ReluMode"]
+        for key, needed in (("quant_param", pp.uses_scalar_parameter(mode)), ("relu_param", relu == 2)):
+            if needed and item.get(key) is None:
+                raise ValueError(f"direct TGEMV_MX_ACC: B.FPATR needs {key}")
+            call[key] = _word(item.get(key) or 0, f"direct TGEMV_MX_ACC {key}")
+    return call
+
+
+def _fpatr(fields: dict) -> dict:
+    if not isinstance(fields, dict):
+        raise ValueError("direct TGEMV_MX_ACC: fpatr must be a mapping of B.FPATR fields")
+    out = {name: 0 for name in FPATR_FIELDS}
+    for key, value in fields.items():
+        name = next((f for f in FPATR_FIELDS if f.lower() == str(key).lower()), None)
+        if name is None or not isinstance(value, int):
+            raise ValueError(f"direct TGEMV_MX_ACC: fpatr field {key}={value!r} is not a B.FPATR field")
+        out[name] = value
+    if out["PreQuantMode"] not in pp.OUTPUT_TYPE or not 0 <= out["ReluMode"] <= 3 or \
+            not 0 <= out["GroupNCode"] <= 9:
+        raise ValueError(f"direct TGEMV_MX_ACC: fpatr {fields} has a reserved field value")
+    if pp.uses_vector_parameter(out["PreQuantMode"]) or out["ReluMode"] == 3 or out["RowMaxEn"] \
+            or out["GroupMaxEn"]:
+        raise ValueError("direct TGEMV_MX_ACC: vector parameters and RowMax/GroupMax outputs are "
+                         "bundle operands; use a bundle")
+    return out
