@@ -25,58 +25,48 @@ class GoldenDevice(Device):
         self.capabilities = Capabilities(profile=profile, direct_calls=True)
 
     def execute(self, case: Case) -> Observation:
+        machine = self._machine_class(profile=self.capabilities.profile)
         try:
-            machine = self._machine_class(profile=self.capabilities.profile)
-            problem = _set_up(machine, case.state)
-            if problem is not None:
-                return Observation.device_error(problem)
+            _set_up(machine, case.state)
+        except ValueError as exc:  # the model refused the initial state: the case cannot run
+            return Observation.device_error(f"initial state rejected: {exc}")
+        try:
             result = machine.run(list(case.program))
-            return _observe(machine, result)
+        except ValueError as exc:  # a program item the model cannot read (checked before anything runs)
+            return Observation.device_error(f"program rejected: {exc}")
         except Exception as exc:  # the model must not raise; if it does, that is this case's device error
             frame = traceback.extract_tb(exc.__traceback__)[-1]
             return Observation.device_error(
                 f"golden model raised {type(exc).__name__}: {exc} (at {frame.filename}:{frame.lineno})")
+        if result.stopped is not None:  # the program did not run to its end: nothing to judge
+            return Observation.device_error(f"the golden model does not model {result.detail}")
+        return _observe(machine.snapshot(), result)
 
 
-def _set_up(machine, state: dict) -> Optional[str]:
-    """Write the initial state; a rejected setup step is reported, not raised."""
+def _set_up(machine, state: dict) -> None:
+    """Write the initial state (raises ValueError when the model refuses a step)."""
     machine.set_tile_capacity(state["tile_capacity"])
     machine.set_status(state["status"])
     for index, value in state["gprs"].items():
         machine.set_gpr(index, value)
     for tile in state["tiles"]:
         index = tile["index"]
-        try:
-            machine.configure_tile(index, dtype=tile["dtype"], capacity=tile["capacity"], cols=tile["cols"],
-                                   valid=tuple(tile["valid"]), layout=tile["layout"], location=tile["location"],
-                                   mask=tile["mask"])
-            view = machine.snapshot().tiles[index]
-            words, defined = initial_arrays(tile, view.rows, view.cols)
-            machine.write_tile(index, words, defined)
-        except ValueError as exc:
-            return f"initial state of tile {index} rejected: {exc}"
-    return None
+        machine.configure_tile(index, dtype=tile["dtype"], capacity=tile["capacity"], cols=tile["cols"],
+                               valid=tuple(tile["valid"]), layout=tile["layout"], location=tile["location"],
+                               mask=tile["mask"])
+        view = machine.snapshot().tiles[index]
+        words, defined = initial_arrays(tile, view.rows, view.cols)
+        machine.write_tile(index, words, defined)
 
 
-def _observe(machine, result) -> Observation:
-    snap = machine.snapshot()
-    tiles = {}
-    for index, view in snap.tiles.items():
-        tiles[int(index)] = TileObservation(
-            dtype=str(getattr(view.dtype, "name", view.dtype)),
-            layout=str(view.layout),
-            location=str(view.location),
-            rows=int(view.rows),
-            cols=int(view.cols),
-            valid=tuple(int(v) for v in view.valid),
-            capacity=int(view.capacity),
-            mask=view.mask if isinstance(view.mask, str) else format(int(view.mask), "04b"),
-            words=view.words.tolist(),
-            defined=view.defined.tolist(),
-            storage=None if view.storage is None else view.storage.tolist(),
-        )
-    return Observation(fault=result.fault, flags=int(snap.flags), tiles=tiles,
-                       encoding=[int(w) for w in result.encoding])
+def _observe(snap, result) -> Observation:
+    tiles = {
+        index: TileObservation(dtype=view.dtype, layout=view.layout, location=view.location, rows=view.rows,
+                               cols=view.cols, valid=tuple(view.valid), capacity=view.capacity, mask=view.mask,
+                               words=view.words.tolist(), defined=view.defined.tolist(),
+                               storage=view.storage.tolist())
+        for index, view in snap.tiles.items()}
+    return Observation(fault=result.fault, flags=snap.flags, tiles=tiles, encoding=list(result.encoding))
 
 
 def open_device(arg: Optional[str]) -> GoldenDevice:
