@@ -249,10 +249,11 @@ def test_gradual_underflow_with_tininess_after_rounding(value, expected, flags):
 
 
 @pytest.mark.parametrize("value, expected, flags", [
-    # E2M1 lanes: 0 and 0.5 bracket 0.25 (tie -> even 0) and 0.375 (nearer 0.5). Every nonzero
-    # lane is Normal, so tininess is measured against 0.5 with 0 fraction bits (project choice):
-    # 0.25 is exactly 2**-2 -> tiny; 0.375 rounds (1 significant bit) to 0.5 -> not tiny.
-    (0.25, 0x0, UF_NX), (0.375, 0x1, FLAG_NX), (1.25, 0x2, FLAG_NX), (1.75, 0x4, FLAG_NX), (-0.1, 0x8, UF_NX),
+    # E2M1 lanes: 0 and 0.5 bracket 0.25 (tie -> even 0) and 0.375 (nearer 0.5). Tininess is
+    # judged against 2**(1-bias) = 1.0 at 2 significant bits (project choice, OCP MX view):
+    # 0.25 and 0.375 are tiny; 1.25 ties to even 1.0 and 1.75 to 2.0, neither tiny.
+    (0.25, 0x0, UF_NX), (0.375, 0x1, UF_NX), (1.25, 0x2, FLAG_NX), (1.75, 0x4, FLAG_NX), (-0.1, 0x8, UF_NX),
+    (0.5, 0x1, 0),
 ])
 def test_x2_lane_destination(value, expected, flags):
     assert one(f32(value), "FP32", "E2M1X2", profile="hw-ieee") == (expected, flags)

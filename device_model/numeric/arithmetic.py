@@ -121,7 +121,7 @@ def scaled_fma_fp32(acc_bits, a_bits, atype, a_scale, b_bits, btype, b_scale):
 
     ``a_scale``/``b_scale``: E8M0 codes (broadcast) or None for an unscaled
     side. A 0xFF scale makes the lane the canonical NaN 0x7FC00000 (a quiet
-    NaN: NV only if another operand signals). Other specials follow IEEE fma:
+    NaN: NV only if an operand signals). Other specials follow IEEE fma:
     NaN -> canonical NaN (NV for a signalling operand), inf*0 and inf-inf -> NV.
     """
     shape = np.broadcast_shapes(np.shape(as_words(acc_bits)), np.shape(as_words(a_bits)), np.shape(as_words(b_bits)),
@@ -137,18 +137,21 @@ def scaled_fma_fp32(acc_bits, a_bits, atype, a_scale, b_bits, btype, b_scale):
     negative, sig, exp = _exact_sum(p_negative, p_sig, p_exp, c.negative, c.sig, c.exp)
     words, flags = round_to_float(negative, sig, exp, _FP32, RoundingMode.RNE, False)
 
-    inf_times_zero = (x.infinite & _is_zero(y)) | (y.infinite & _is_zero(x))
-    p_inf = (x.infinite | y.infinite) & ~inf_times_zero
+    # A NaN operand (or a NaN scale, which makes its term a quiet NaN) gives the
+    # canonical NaN, NV only for a signalling operand; IEEE leaves inf*0 + qNaN
+    # implementation-defined and this takes the quiet choice.
+    nan = _not_a_number(c) | _not_a_number(x) | _not_a_number(y) | x_nan_scale | y_nan_scale
+    signals = _signals_invalid(c) | _signals_invalid(x) | _signals_invalid(y)
+    inf_times_zero = ~nan & ((x.infinite & _is_zero(y)) | (y.infinite & _is_zero(x)))
+    p_inf = ~nan & (x.infinite | y.infinite) & ~inf_times_zero
     opposite_infs = p_inf & c.infinite & (p_negative != c.negative)
-    infinite = (p_inf | c.infinite) & ~opposite_infs
+    infinite = ~nan & (p_inf | c.infinite) & ~opposite_infs
     inf_negative = np.where(p_inf, p_negative, c.negative)
     words = np.where(infinite, U64(0x7F800000) | (inf_negative.astype(U64) << U64(31)), words)
     flags = np.where(infinite, 0, flags)
-    nan = (_not_a_number(c) | _not_a_number(x) | _not_a_number(y) | inf_times_zero | opposite_infs
-           | x_nan_scale | y_nan_scale)
-    invalid = _signals_invalid(c) | _signals_invalid(x) | _signals_invalid(y) | inf_times_zero | opposite_infs
-    words = np.where(nan, _FP32_NAN, words)
-    flags = np.where(nan, np.where(invalid, FLAG_NV, 0), flags)
+    invalid = inf_times_zero | opposite_infs
+    words = np.where(nan | invalid, _FP32_NAN, words)
+    flags = np.where(nan, np.where(signals, FLAG_NV, 0), np.where(invalid, FLAG_NV, flags))
     return words.astype(U64).reshape(shape), flags.astype(np.uint8).reshape(shape)
 
 

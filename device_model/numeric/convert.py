@@ -108,21 +108,32 @@ def _reference(flat, s: DataType, d: DataType, mode, saturate):
 CHUNK = 1 << 17  # elements per block: keeps the fast paths' temporaries in cache
 
 
+class _Scratch:
+    """Reusable block-sized work arrays (in-place numpy operations avoid an
+    allocation per step, which costs as much as the step itself)."""
+
+    def __init__(self, ctype, size):
+        self.a = np.empty(size, dtype=ctype)
+        self.b = np.empty(size, dtype=ctype)
+        self.mask = np.empty(size, dtype=bool)
+
+
 def _blockwise(kernel, lane, fallback):
     """Fast path over cache-sized blocks, then one exact fallback.
 
-    ``kernel(lane_block, words_block, flags_block)`` fills its blocks and
-    returns the mask of elements it could not decide; ``fallback(lanes)``
-    returns ``(words, flags)`` for those.
+    ``kernel(lane_block, words_block, flags_block, scratch)`` fills its blocks
+    and returns the block indices it could not decide (or None);
+    ``fallback(lanes)`` returns ``(words, flags)`` for those.
     """
     words = np.empty(lane.shape, dtype=U64)
     flags = np.empty(lane.shape, dtype=np.uint8)
+    scratch = _Scratch(lane.dtype, min(CHUNK, lane.size))
     rest = []
     for start in range(0, lane.size, CHUNK):
         stop = start + CHUNK
-        undecided = kernel(lane[start:stop], words[start:stop], flags[start:stop])
-        if undecided.any():
-            rest.append(np.flatnonzero(undecided) + start)
+        undecided = kernel(lane[start:stop], words[start:stop], flags[start:stop], scratch)
+        if undecided is not None:
+            rest.append(undecided + start)
     if rest:
         rest = np.concatenate(rest)
         words[rest], flags[rest] = fallback(lane[rest])
@@ -137,14 +148,14 @@ def _hardware(flat, s: DataType, d: DataType, mode, saturate, canonicalize):
         return _to_e8m0(lane, s, mode, saturate)
     if _narrowing_applies(s, d):
         return _blockwise(
-            lambda block, words, flags: _narrowing_fast_path(block, words, flags, s, d, mode),
+            lambda block, words, flags, scratch: _narrowing_fast_path(block, words, flags, scratch, s, d, mode),
             lane, lambda rest: _generic(rest, s, d, mode, saturate, canonicalize))
     return _generic(lane, s, d, mode, saturate, canonicalize)
 
 
 def _to_e8m0(lane, s: DataType, mode, saturate):
     return _blockwise(
-        lambda block, words, flags: e8m0.e8m0_fast(block, words, flags, s, mode),
+        lambda block, words, flags, scratch: e8m0.e8m0_fast(block, words, flags, s, mode),
         lane, lambda rest: e8m0.e8m0_from_lanes(rest, s, mode, saturate))
 
 
@@ -194,64 +205,66 @@ def _narrowing_applies(s: DataType, d: DataType) -> bool:
             and df.kind == "binary" and df.frac_bits < sf.frac_bits and df.bias <= sf.bias)
 
 
-def _narrowing_fast_path(lane, words, flags, s: DataType, d: DataType, mode: RoundingMode):
+def _narrowing_fast_path(lane, words, flags, scratch, s: DataType, d: DataType, mode: RoundingMode):
     """Round source normals that stay normal (and below the max finite) in
-    ``d`` with a few whole-array integer operations on the encoding bits;
+    ``d`` with a few in-place integer operations on the encoding bits;
     carries out of the fraction propagate into the exponent field.
 
-    Fills ``words``/``flags`` and returns the mask of elements it leaves to
-    the generic path: zeros, subnormals, results below d's normal range,
-    values at or above d's max finite (possible overflow), infinities, NaNs.
+    Fills ``words``/``flags`` and returns the indices it leaves to the generic
+    path (or None): zeros, subnormals, results below d's normal range, values
+    at or above d's max finite (possible overflow), infinities, NaNs.
     """
     sf, df = s.fmt, d.fmt
     ct = lane.dtype.type
+    k = lane.size
+    mag, n, mask = scratch.a[:k], scratch.b[:k], scratch.mask[:k]
     drop = sf.frac_bits - df.frac_bits
     shift, half, low_mask = ct(drop), ct(1 << (drop - 1)), ct((1 << drop) - 1)
     rebias = (sf.bias - df.bias) << df.frac_bits
-    mag = lane & ct((1 << sf.sign_bit) - 1)
     lowest = (sf.bias - df.bias + 1) << sf.frac_bits  # smallest magnitude normal in d
     limit = (geometry(d).max_code + rebias) << drop  # from here on rounding may overflow
-    undecided = mag - ct(lowest)
-    undecided = undecided >= ct(limit - lowest)
-    # With the sign directly above the kept bits (equal biases, e.g. FP32->BF16)
-    # round the whole lane and the sign lands in place by itself.
+
+    np.bitwise_and(lane, ct((1 << sf.sign_bit) - 1), out=mag)
+    np.subtract(mag, ct(lowest), out=n)
+    np.greater_equal(n, ct(limit - lowest), out=mask)
+    undecided = np.flatnonzero(mask) if mask.any() else None
+
+    # With the sign right above the kept bits (equal biases, e.g. FP32->BF16)
+    # round the whole lane: the sign lands in place by itself.
     in_place = rebias == 0 and sf.sign_bit - drop + df.frac_shift == df.sign_bit
     source = lane if in_place else mag
     if mode is RoundingMode.RNE:
-        n = source >> shift
+        np.right_shift(source, shift, out=n)
         n &= ct(1)
         n += source
         n += half - ct(1)
-        n >>= shift
     elif mode is RoundingMode.RNA:
-        n = source + half
-        n >>= shift
+        np.add(source, half, out=n)
     elif mode is RoundingMode.RHB:  # a negative tie keeps the smaller magnitude
-        n = lane >> ct(sf.sign_bit)
+        np.right_shift(lane, ct(sf.sign_bit), out=n)
         np.subtract(source, n, out=n)
         n += half
-        n >>= shift
     elif mode in (RoundingMode.RTP, RoundingMode.RTM):
-        n = lane >> ct(sf.sign_bit)  # 1 for negative
+        np.right_shift(lane, ct(sf.sign_bit), out=n)  # 1 for negative
         if mode is RoundingMode.RTP:
             n ^= ct(1)
         n *= low_mask
         n += source
-        n >>= shift
     else:  # RTZ, RTO
-        n = source >> shift
+        np.copyto(n, source)
+    n >>= shift
     mag &= low_mask
-    inexact = mag != 0
+    np.not_equal(mag, 0, out=mask)  # inexact
     if mode is RoundingMode.RTO:
-        n |= inexact.view(np.uint8).astype(ct)
+        np.bitwise_or(n, mask, out=n)
     if rebias:
         n -= ct(rebias)
     if df.frac_shift:
         n <<= ct(df.frac_shift)
     if not in_place:
-        sign = lane >> ct(sf.sign_bit)
-        sign <<= ct(df.sign_bit)
-        n |= sign
-    np.multiply(inexact.view(np.uint8), np.uint8(FLAG_NX), out=flags)
+        np.right_shift(lane, ct(sf.sign_bit), out=mag)
+        mag <<= ct(df.sign_bit)
+        n |= mag
+    np.multiply(mask.view(np.uint8), np.uint8(FLAG_NX), out=flags)
     words[...] = n
     return undecided

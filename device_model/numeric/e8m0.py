@@ -78,7 +78,7 @@ def e8m0_fast(lane, words, flags, src: DataType, mode: RoundingMode):
     """Whole-array shortcut: fills ``words``/``flags`` for positive normals that
     stay in range and for zeros, negatives and NaNs (0xFF with NV).
 
-    Returns the mask of elements left undecided (positive subnormals,
+    Returns the indices of elements left undecided, or None (positive subnormals,
     +infinity, the overflow band just below 2**128): they need
     :func:`e8m0_from_lanes`.
     """
@@ -118,4 +118,4 @@ def e8m0_fast(lane, words, flags, src: DataType, mode: RoundingMode):
     flags |= invalid_bytes  # FLAG_NV is 1
     words[...] = code
     handled |= invalid
-    return ~handled
+    return None if handled.all() else np.flatnonzero(~handled)

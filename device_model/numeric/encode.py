@@ -19,10 +19,11 @@ IEEE 754-2019):
   signed max finite -- a project choice, the profile is silent. OF|NX always.
 - HiF8 ties to even and round-to-odd use the parity of the candidate's code
   (as the spec's own HiF8 rounding in matrix-quantization.asl does);
-- the tininess threshold of the X2 lane formats is their smallest nonzero
-  magnitude (0.5 for E2M1, 0.25 for E1M2/HiF4): their exponent-0 lanes are
-  classified Normal by the ASL, so nothing below them counts as normal
-  (project choice; the profile marks their tininess rule not applicable).
+- the X2 lane formats detect tininess like the other binary formats, against
+  ``2**(1 - bias)`` (1.0) with their full precision, as OCP MX does for E2M1,
+  although the ASL classifies their exponent-0 lanes Normal and marks their
+  tininess rule not applicable (project choice, shared with the vector
+  reference).
 """
 from __future__ import annotations
 
@@ -79,11 +80,7 @@ def geometry(t: DataType) -> Geometry:
     emin = 1 - f.bias
     max_code = (t.max_finite & ~(1 << f.sign_bit)) >> f.frac_shift
     emax = (max_code >> f.frac_bits) - f.bias
-    if f.has_subnormal:
-        tiny_exp, tiny_bits = emin, f.frac_bits
-    else:  # X2 lanes: every nonzero lane is Normal; the smallest one bounds tininess
-        tiny_exp, tiny_bits = emin - f.frac_bits, 0
-    return Geometry(t, emin, emax, max_code, tiny_exp, tiny_bits)
+    return Geometry(t, emin, emax, max_code, emin, f.frac_bits)
 
 
 @lru_cache(maxsize=None)

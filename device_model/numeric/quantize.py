@@ -9,24 +9,25 @@ NaN -> 0 with NV and +-Inf -> the endpoint with OF|NX, whatever Sat; finite
 values round under the mode, NX iff inexact, then Sat=1 clamps and Sat=0 wraps
 modulo 2**8, neither raising a further flag.
 
-hw-ieee (digest 7.11, conversion.float_to_integer_invalid): the same single
-rounding, but NaN, infinities and out-of-range results are an invalid
-float-to-integer conversion: Sat=0 -> the indefinite value (S8 0x80, U8 0xFF),
-Sat=1 -> clamp (NaN -> 0), NV only -- the same rules as ``convert``
-float->integer.
+hw-ieee (digest 7.11; project choice shared with the vector reference): the
+same single rounding and the same wrap/clamp of finite results (the
+operation's Sat contract, no NV or OF), but NaN and infinities are an invalid
+float-to-integer conversion (conversion.float_to_integer_invalid): Sat=0 ->
+the indefinite value (S8 0x80, U8 0xFF), Sat=1 -> 0 for NaN and the endpoint
+for an infinity, NV only. So the profiles differ only for NaN (pto-v0 gives 0
+even with Sat=0) and infinities (pto-v0 gives the endpoint with OF|NX).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..dtypes import dtype as _dtype
+from ..dtypes import BY_NAME, dtype as _dtype
 from .convert import resolve_profile
 from .flags import FLAG_NV, FLAG_NX, FLAG_OF
-from .formats import ValueClass, decode_lanes
+from .formats import decode_lanes
 from .integers import indefinite_word, maximum_word, minimum_word
 from .rounding import RoundingMode, floor_increment, rounding_mode
 from .words import U64, as_words, bit_length, lanes, normalize_integer, split_shift
-from ..dtypes import BY_NAME
 
 _FP32 = BY_NAME["FP32"]
 _BIG = 40  # magnitudes of 2**40 or more are out of range of every 8-bit result
@@ -88,26 +89,18 @@ def quantize(x_bits, multiplier_bits, zero_point, dst="S8", rounding="RNE", satu
     big_low = np.where(exp >= 64, U64(0), product << np.clip(exp, 0, 63).astype(U64))
     wrapped = np.where(big, np.where(negative, U64(0) - big_low, big_low) + U64(zp & ((1 << 64) - 1)),
                        n.astype(U64))
-    nan = d.nan
-    infinite = d.infinite
+    words = normalize_integer(wrapped, t)
+    if saturate:
+        words = np.where(fits, words, endpoint)
+    flags = np.where(inexact, FLAG_NX, 0)
+    nan, infinite = d.nan, d.infinite
+    inf_word = np.where(d.negative, minimum_word(t), maximum_word(t))
     if prof == "pto-v0":
-        words = normalize_integer(wrapped, t)
-        if saturate:
-            words = np.where(fits, words, endpoint)
-        flags = np.where(inexact, FLAG_NX, 0)
-        inf_word = np.where(d.negative, minimum_word(t), maximum_word(t))
-        words = np.where(infinite, inf_word, words)
-        flags = np.where(infinite, FLAG_OF | FLAG_NX, flags)
-        words = np.where(nan, U64(0), words)
-        flags = np.where(nan, FLAG_NV, flags)
+        words = np.where(infinite, inf_word, np.where(nan, U64(0), words))
+        flags = np.where(infinite, FLAG_OF | FLAG_NX, np.where(nan, FLAG_NV, flags))
     else:
-        bad = endpoint if saturate else np.full(n.shape, indefinite_word(t))
-        words = np.where(fits, normalize_integer(wrapped, t), bad)
-        flags = np.where(fits, np.where(inexact, FLAG_NX, 0), FLAG_NV)
         if saturate:
-            inf_word = np.where(d.negative, minimum_word(t), maximum_word(t))
-            words = np.where(infinite, inf_word, words)
-            words = np.where(nan, U64(0), words)
+            words = np.where(infinite, inf_word, np.where(nan, U64(0), words))
         else:
             words = np.where(infinite | nan, indefinite_word(t), words)
         flags = np.where(infinite | nan, FLAG_NV, flags)
