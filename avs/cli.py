@@ -54,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     _register(subparsers, "disasm", _disasm,
               "disassemble instruction words (a word below 0x10000 with bit 0 clear is 16-bit)",
               lambda p: p.add_argument("words", nargs="*", help="words, e.g. 0xd9b19181; stdin when omitted"))
+    from reports import bringup  # the bring-up comparison (reports/bringup.py)
+    _register(subparsers, "compare", bringup.run, bringup.DESCRIPTION, bringup.add_arguments)
     return parser
 
 

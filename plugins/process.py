@@ -472,7 +472,7 @@ class ProcessDevice(Device):
             self._unsupported[case_id] = f"{self.name}: {value}"
             return Observation.device_error(f"{UNSUPPORTED}: {self.name}: {value}")
         if kind == "error":
-            return Observation.device_error(f"device error: {value}")
+            return Observation.device_error(f"the device reported: {value}")
         try:
             observation = Observation.from_json(value)
             _check_observation(observation)

@@ -407,6 +407,7 @@ PROXY = textwrap.dedent('''
             if name == "not-object": entry["observation"] = "fine"
             if name == "both": entry["unsupported"] = "and also unsupported"
             if name == "neither": del entry["observation"]
+            if name == "dev-error": entry.pop("observation"); entry["error"] = "simulator assertion at cycle 12"
             if name == "no-id": del entry["id"]
             if name == "drop": continue
             out.append(entry)
@@ -491,6 +492,7 @@ MALFORMED = {
     "both": "device result must hold exactly one of observation, unsupported, error; it holds "
             "observation, unsupported",
     "neither": "device result must hold exactly one of observation, unsupported, error; it holds none",
+    "dev-error": "the device reported: simulator assertion at cycle 12",
     "no-id": "device returned no result for this case",
     "drop": "device returned no result for this case",
     "dup": "device returned more than one result for this case",
