@@ -1,6 +1,6 @@
 """Recordings of device runs, and the replay device that plays them back.
 
-``pytest avs/ --record FILE`` writes, for every device of the run, its capabilities
+``pytest avs/ --record FILE`` (``FILE.gz``: compressed) writes, for every device of the run, its capabilities
 and, per case, what it answered: the observation, or the reason it did not
 support the case. ``pytest avs/ --device replay:FILE`` later judges those answers
 against the current vectors without the device. A recording of several devices
@@ -22,6 +22,7 @@ File format (JSON)::
 """
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -107,12 +108,19 @@ class Recording:
         return cls(devices)
 
     def write(self, path: Path) -> None:
-        """Write the whole file or nothing: a temporary file beside it, then an atomic rename."""
+        """Write the whole file or nothing: a temporary file beside it, then an atomic rename.
+        A name ending in ``.gz`` is written gzip-compressed."""
         path = Path(path)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+        data = json.dumps(self.to_json(), separators=(",", ":")).encode()
+        if path.suffix == ".gz":
+            data = gzip.compress(data)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
-            with os.fdopen(fd, "w") as out:
-                json.dump(self.to_json(), out, separators=(",", ":"))
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; a recording is an ordinary file
             os.replace(tmp, path)
         except BaseException:
             os.unlink(tmp)
@@ -120,9 +128,12 @@ class Recording:
 
     @classmethod
     def read(cls, path: Path) -> "Recording":
+        path = Path(path)
+        opener = gzip.open if path.suffix == ".gz" else open
         try:
-            data = json.loads(Path(path).read_text())
-        except (OSError, json.JSONDecodeError) as exc:
+            with opener(path, "rt", encoding="utf-8") as text:
+                data = json.load(text)
+        except (OSError, EOFError, json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ValueError(f"cannot read recording {path}: {exc}") from None
         try:
             return cls.from_json(data)

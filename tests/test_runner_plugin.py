@@ -320,12 +320,14 @@ def test_record_then_replay_reproduces_outcomes(avs, workers):
     observations[TMULS]["tiles"]["1"]["words"][0][1] = 3  # a failure to reproduce
     observations[E8M0] = {"error": "lost the board"}  # a device error to reproduce
     del observations[ALIAS]  # a not-supported case to reproduce
-    out = avs.path / "recorded.json"
+    out = avs.path / ("recorded.json.gz" if workers else "recorded.json")  # .gz: written compressed
     first = avs.run("--device", lab(avs, observations), "--record", str(out),
                     f"--junitxml={avs.path / 'first.xml'}", *workers, subprocess=bool(workers))
     first.assert_outcomes(passed=1, failed=2, skipped=1)
-    saved = json.loads(out.read_text())
-    assert list(saved["devices"]) == [f"replay:{avs.path / 'lab.json'}"]
+    saved = plugins.replay.Recording.read(out)
+    assert list(saved.devices) == [f"replay:{avs.path / 'lab.json'}"]
+    # Every case the device answered or refused is in the recording.
+    assert sorted(saved.devices[f"replay:{avs.path / 'lab.json'}"]["cases"]) == sorted([ALIAS, E8M0, TMULS, PROJECT])
     again = avs.run("--device", f"replay:{out}", f"--junitxml={avs.path / 'again.xml'}")
     again.assert_outcomes(passed=1, failed=2, skipped=1)
     assert outcomes_by_test(avs.path / "first.xml") == outcomes_by_test(avs.path / "again.xml")
