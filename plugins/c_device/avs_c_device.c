@@ -330,11 +330,13 @@ static void children_push(Children *c, const char *key, JVal *item)
 static JVal *finish_container(Parser *ps, JVal *v, Children *c)
 {
     v->count = c->count;
-    v->items = arena_alloc(ps->arena, c->count * sizeof *v->items);
-    memcpy(v->items, c->items, c->count * sizeof *v->items);
-    if (v->type == J_OBJ) {
-        v->keys = arena_alloc(ps->arena, c->count * sizeof *v->keys);
-        memcpy(v->keys, c->keys, c->count * sizeof *v->keys);
+    if (c->count) { /* an empty container keeps NULL items and keys */
+        v->items = arena_alloc(ps->arena, c->count * sizeof *v->items);
+        memcpy(v->items, c->items, c->count * sizeof *v->items);
+        if (v->type == J_OBJ) {
+            v->keys = arena_alloc(ps->arena, c->count * sizeof *v->keys);
+            memcpy(v->keys, c->keys, c->count * sizeof *v->keys);
+        }
     }
     free(c->items);
     free(c->keys);
