@@ -251,7 +251,7 @@ def _word(value, what: str) -> int:
 
 
 def _words_array(words, what: str) -> np.ndarray:
-    array = np.asarray(words)
+    array = words if isinstance(words, np.ndarray) else np.asarray(words, dtype=object)
     if array.ndim != 2:
         raise ValueError(f"{what} must be a 2-D array (rows of Words)")
     if array.dtype.kind == "u":

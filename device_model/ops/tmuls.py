@@ -20,6 +20,12 @@ from .common import Publication, encoding_valid, raw_element, result_tile
 
 SOURCES = 1
 GPR_INPUTS = 1  # scalar0
+# SPEC-CHOICE: only PadValue may be nonzero in a TMULS B.DATR, but a present B.DATR
+# always carries DataType and 0 encodes FP64, which ResolveBundleEffectiveDataType
+# makes the destination type; so a PadValue-carrying TMULS bundle completes only for
+# an FP64 source (digest §7.4, likely a spec bug). The executable rule is followed:
+# other sources fail the destination/source type match after allocation
+# (Fault_TileLegality, rolled back); DTYPE_NONE (31) counts as a nonzero DataType.
 DATR_ALLOWED = frozenset({"PadValue"})
 
 # SPEC-CHOICE: the TMULS contract text and seed say the type set is exactly
