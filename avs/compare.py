@@ -154,8 +154,9 @@ def compare(case: Case, observation: Observation, observable) -> Verdict:
     if observation.error is not None:
         verdict.error = str(observation.error)
         return verdict
-    checks = _Checks(case, observation)
     try:
+        _check_structure(observation)
+        checks = _Checks(case, observation)
         for aspect in expected_aspects(case, observation):
             if aspect not in observable:
                 verdict.aspects[aspect] = AspectVerdict(aspect, NOT_OBSERVABLE)
@@ -165,6 +166,21 @@ def compare(case: Case, observation: Observation, observable) -> Verdict:
         verdict.error = f"malformed observation: {exc}"
         verdict.aspects.clear()
     return verdict
+
+
+def _check_structure(observation: Observation) -> None:
+    """The types the comparator relies on; anything else is a malformed observation."""
+    if observation.fault is not None and not isinstance(observation.fault, str):
+        raise MalformedObservation(f"fault {observation.fault!r} is not a fault class name")
+    if observation.flags is not None and (isinstance(observation.flags, bool) or not isinstance(observation.flags, int)):
+        raise MalformedObservation(f"flags {observation.flags!r} is not an integer")
+    if observation.encoding is not None and not isinstance(observation.encoding, (list, tuple)):
+        raise MalformedObservation("encoding is not a list of words")
+    if not isinstance(observation.tiles, dict):
+        raise MalformedObservation("tiles is not a mapping of TileIndex to tiles")
+    for index, tile in observation.tiles.items():
+        if isinstance(index, bool) or not isinstance(index, int) or not isinstance(tile, TileObservation):
+            raise MalformedObservation(f"tile entry {index!r} is not a TileIndex with a TileObservation")
 
 
 # ---------------------------------------------------------------------------

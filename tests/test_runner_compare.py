@@ -147,6 +147,9 @@ def test_device_error_and_malformed_observations():
     ragged.words = [[1, 2], [3]]
     verdict = compare(case(expect), Observation(fault=None, tiles={0: ragged}), EVERYTHING)
     assert verdict.outcome == "device error" and verdict.error.startswith("malformed observation: tile 0 words")
+    not_a_tile = Observation(fault=None, tiles={0: {"words": [[1]]}})
+    assert compare(case(expect), not_a_tile, EVERYTHING).error == (
+        "malformed observation: tile entry 0 is not a TileIndex with a TileObservation")
     negative = tile("U8", (1, 1), {(0, 0): -1})
     assert compare(case(expect), Observation(fault=None, tiles={0: negative}), EVERYTHING).error.startswith(
         "malformed observation: tile 0 words:")
