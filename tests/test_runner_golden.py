@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-# Loaded before pytester's in-process runs (they unload what they import; numpy cannot reload).
-import avs.compare  # noqa: F401
+# Imported before pytester's in-process runs (they unload what they import; numpy cannot reload).
 from avs.case import ASPECTS, Case
 from avs.compare import compare
 from avs.loader import load_paths
