@@ -126,6 +126,10 @@ class DeviceSlot:
             start = self._position.get(case.id)
             chunk = [case]
             if start is not None:
+                # Items run in collection order; what an earlier chunk left for items before this
+                # one went to another xdist worker (if it is asked for after all, it runs again).
+                for stale in [cid for cid in self._observations if self._position.get(cid, start) < start]:
+                    del self._observations[stale]
                 for later in self._queue[start + 1:]:
                     if len(chunk) >= self.batch_size:
                         break
