@@ -197,6 +197,17 @@ def test_matrix_nan_scale_gives_canonical_nan():
     assert d == [0x7FC00000]
 
 
+def test_matrix_step_rounding_and_flags():
+    # hand: 2^24 + 1*1 ties between 2^24 and 2^24 + 2 -> RNE keeps 2^24 with NX; the next
+    # + 1*1 ties again (still 2^24): per-step rounding, not one rounding of 2^24 + 2.
+    one = 0x3C00  # FP16 1.0
+    d, flags = ref.gemv_mx_acc([f32(2.0**24)], [one, one], [[one], [one]], "FP16", "FP16")
+    assert d == [f32(2.0**24)] and flags == NX
+    # +Inf * 0 -> canonical NaN with NV; a later step with the NaN raises nothing more
+    d, flags = ref.gemv_mx_acc([0], [0x7C00, one], [[0x0000], [one]], "FP16", "FP16")
+    assert d == [0x7FC00000] and flags == NV
+
+
 # --------------------------------------------------------------------------------------
 # Spec AVS test values that hold in hw-ieee as well (tests/asl/..., digest §6)
 

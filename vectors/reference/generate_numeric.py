@@ -861,8 +861,8 @@ def tgemv_case(a_type: str, b_type: str, name: str, k: int, n: int, *, a=None, b
                 if flags & ref.NX:
                     break
             c.append(value)
-    d, _ = ref.gemv_mx_acc(c, a, b, a_type, b_type, sa if a_scaled else None,
-                           sb if b_scaled else None)
+    d, flags = ref.gemv_mx_acc(c, a, b, a_type, b_type, sa if a_scaled else None,
+                               sb if b_scaled else None)
     a_bits, b_bits = ref.fmt(a_type).width, ref.fmt(b_type).width
     c_cap = -(-n // 2) * 128
     tiles = [{"index": 1, "dtype": "FP32", "capacity": c_cap, "valid": Flow([1, n]),
@@ -899,8 +899,9 @@ def tgemv_case(a_type: str, b_type: str, name: str, k: int, n: int, *, a=None, b
                    "blocks): D = C then, for k increasing, one FP32 RNE rounding of "
                    "acc + (a_k*2^(sa-127))*(b_k*2^(sb-127)); a 0xFF scale gives 0x7FC00000. "
                    + (note + " " if note else "")
-                   + "SPEC-CHOICE: flags are not asserted (the profile does not say whether "
-                   "the CUBE dot product records IEEE status).")
+                   + "SPEC-CHOICE: the status is the OR of the IEEE flags of every fused step "
+                   "(the profile's exception model; it has no CUBE-specific rule); a 0xFF scale "
+                   "and a NaN left by an earlier step are quiet NaN operands (no NV).")
     return {
         "name": name,
         "description": description,
@@ -911,6 +912,7 @@ def tgemv_case(a_type: str, b_type: str, name: str, k: int, n: int, *, a=None, b
         "program": Block("\n".join(lines)),
         "expect": {
             "fault": None,
+            "flags": Hex(flags),
             "allocated": Flow([0] + sources),
             "unchanged": Flow(sources),
             "tiles": [{
