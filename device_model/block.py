@@ -15,9 +15,8 @@ from typing import Optional
 
 from . import dtypes
 from .encoding.decoder import Decoded
-from .encoding.names import (FPATR_FIELDS, TEPL_BY_SELECTOR, TGEMV_MX_ACC_FUNCTION,
-                             transform_layouts)
-from .faults import Fault, bundle_control, illegal_instruction, tile_allocation, tile_legality
+from .encoding.names import FPATR_FIELDS, TEPL_BY_SELECTOR, transform_layouts
+from .faults import bundle_control, illegal_instruction, tile_allocation, tile_legality
 from .layouts import derived_rows
 from .padding import PAD_NAMES
 from .state import (PE_MASK_OF_MODE, SIZE_CODE_BYTES, MachineState, allocation_bytes,
@@ -319,5 +318,3 @@ def resolve_destination(state: MachineState, block: BlockState):
     return index, new_ordinary_tile(dtype, layout, "Any", size, cols, valid_rows, valid_cols,
                                     binding.mask)
 
-
-__all__ = ["Binding", "BlockState", "Unmodelled", "execute", "commit", "Fault"]

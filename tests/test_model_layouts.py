@@ -7,7 +7,6 @@ TilePadValueForDataType in asl/tile/model/definedness/elements.asl (digest §3.5
 Independent checks: every map is a permutation of the storage indices, and the
 ZN/NZ maps are compared against a per-element transcription of the formula.
 """
-import numpy as np
 import pytest
 
 from device_model import dtypes

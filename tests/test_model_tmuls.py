@@ -5,7 +5,6 @@ tests/asl/tile/tile-scalar-and-immediate/arithmetic/TMULS/ (cited per test),
 the digest §4.3 (integer wrap at the element width, pto-v0 raw 64-bit carrier
 products, type set, B.IOR and B.DATR rules), and hand derivations per case.
 """
-import numpy as np
 import pytest
 
 from device_model import dtypes

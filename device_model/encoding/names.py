@@ -41,9 +41,6 @@ _TEPL_ROWS = (
 TEPL_OPS = {name: (mode, function, engine) for name, mode, function, engine in _TEPL_ROWS}
 TEPL_BY_SELECTOR = {(mode << 5) | function: name for name, mode, function, _ in _TEPL_ROWS}
 
-# TGEMV_MX_ACC is CUBE Function 22, selected by BSTART.TGEMVMX.ACC.
-TGEMV_MX_ACC_FUNCTION = 22
-
 # B.DATR Layout code -> transform name (codes 21..26 are TLOAD/TSTORE CUBE transports).
 LAYOUT_TRANSFORMS = {
     0: "NORM", 1: "ND2DN", 3: "ND2ZN", 4: "ND2NZ", 6: "DN2ND", 8: "DN2ZN", 9: "DN2NZ",

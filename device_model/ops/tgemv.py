@@ -17,14 +17,12 @@ B.IOR RegSrc0/1 carry the scalar QuantParam then the scalar LReLU parameter.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
-
 import numpy as np
 
 from .. import dtypes
 from ..block import BlockState, check_fpatr_fields
 from ..faults import bundle_control, tile_allocation, tile_legality
-from ..layouts import MODEL_TILE_ELEMENTS, cube_geometry, derived_rows
+from ..layouts import MODEL_TILE_ELEMENTS, derived_rows
 from ..numeric import scaled_fma_fp32
 from ..state import (MachineState, allocation_bytes, cube_descriptor_legal, cube_shape_legal,
                      info_descriptor_legal, new_cube_tile, new_ordinary_tile, shape_legal)
