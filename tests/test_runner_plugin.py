@@ -165,10 +165,13 @@ def test_unknown_adr_and_vectors_only_without_vectors_are_usage_errors(avs):
     assert "--vectors-only needs at least one --vectors PATH" in lonely.stderr.str()
 
 
-def test_unknown_device_is_one_clear_collection_error(avs):
+def test_unknown_device_or_vector_path_is_one_clear_collection_error(avs):
     result = avs.run("--device", "no-such-device")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     result.stdout.fnmatch_lines(["*--device no-such-device: cannot open: unknown device 'no-such-device'*"])
+    missing = avs.run("--device", lab(avs), vectors=(avs.path / "nowhere",))
+    assert missing.ret == pytest.ExitCode.INTERRUPTED
+    missing.stdout.fnmatch_lines([f"pto-avs: --vectors: vector path {avs.path / 'nowhere'} does not exist"])
 
 
 # ---------------------------------------------------------------------------
