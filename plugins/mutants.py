@@ -1,0 +1,482 @@
+"""Mutant devices: the golden model with one realistic implementation bug each.
+
+    pytest avs/ --device mutant:NAME            # the mutant's own profile (see MUTANTS)
+    pytest avs/ --device mutant:NAME@hw-ieee    # the same bug under another profile
+
+A mutant is the mutation self-test of the suite: the shipped vectors must make
+every mutant fail (``pto-avs mutants`` prints the kill rate). Each one models a
+bug a silicon or simulator implementation could plausibly have, injected from
+outside ``device_model`` in one of two ways:
+
+- a *patch*: for the duration of one ``execute`` a named model attribute is
+  replaced (``unittest.mock.patch.object``) by a buggy variant built from the
+  original. A device runs its cases synchronously in one thread, and every
+  patch is undone when ``execute`` returns, so the golden model is never
+  affected outside a mutant's own ``execute``. No patched function feeds an
+  ``lru_cache`` of the model (the wrappers sit outside the cached functions);
+- an *observation filter*, for bugs that are purely observational (how a fault
+  is reported).
+
+A mutant's profile is where its bug shows: most numeric bugs live in the
+IEEE rounding paths, which only the hw-ieee profile uses (pto-v0 converts raw
+carriers for most pairs).
+"""
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from contextlib import ExitStack
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+from unittest import mock
+
+import numpy as np
+
+from avs.case import PROFILES, Case, Observation
+from plugins.golden import GoldenDevice
+
+NX_FLAG = 0x10
+UF_FLAG = 0x08
+
+
+@dataclass(frozen=True)
+class Patch:
+    """Replace ``module:attribute`` (or ``module:Class.attribute``) by ``make(original)``."""
+
+    target: str
+    make: Callable[[Any], Any]
+
+    def owner_and_name(self):
+        module_name, _, path = self.target.partition(":")
+        owner = importlib.import_module(module_name)
+        *parents, name = path.split(".")
+        for parent in parents:
+            owner = getattr(owner, parent)
+        return owner, name
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    bug: str  # the implementation bug it models, one sentence
+    profile: str = "pto-v0"  # the profile where the bug shows
+    patches: tuple = ()
+    observe: Optional[Callable[[Observation], Observation]] = None
+
+
+MUTANTS: dict[str, Mutant] = {}
+
+
+def mutant(name: str, bug: str, profile: str = "pto-v0", observe=None):
+    """Register a mutant whose patches the decorated function returns."""
+
+    def register(function):
+        MUTANTS[name] = Mutant(name, bug, profile, tuple(function()), observe)
+        return function
+
+    return register
+
+
+def replace_with(value):
+    """A patch maker that ignores the original."""
+    return lambda _original: value
+
+
+# ---------------------------------------------------------------------------
+# numeric rounding
+
+
+def _rounder_patches(buggy_increment):
+    """The IEEE rounder's increment decision replaced, with the bit-trick fast path
+    for narrowing conversions off (so every conversion goes through the rounder)."""
+    return (
+        Patch("device_model.numeric.convert:_narrowing_applies", replace_with(lambda s, d: False)),
+        Patch("device_model.numeric.encode:magnitude_increment", buggy_increment),
+        Patch("device_model.numeric.integers:magnitude_increment", buggy_increment),
+    )
+
+
+@mutant("rne-ties-away", "round-to-nearest-even breaks exact ties away from zero (as RNA) in the "
+        "conversion rounder", profile="hw-ieee")
+def _rne_ties_away():
+    from device_model.numeric.rounding import RoundingMode
+
+    def make(original):
+        def increment(mode, negative, odd, half, sticky):
+            if mode is RoundingMode.RNE:
+                return half
+            return original(mode, negative, odd, half, sticky)
+        return increment
+
+    return _rounder_patches(make)
+
+
+@mutant("rtz-floors-negatives", "round-toward-zero truncates the two's-complement value, so negative "
+        "inexact values round toward -infinity (as RTM)", profile="hw-ieee")
+def _rtz_floors_negatives():
+    from device_model.numeric.rounding import RoundingMode
+
+    def make(original):
+        def increment(mode, negative, odd, half, sticky):
+            if mode is RoundingMode.RTZ:
+                return (half | sticky) & negative
+            return original(mode, negative, odd, half, sticky)
+        return increment
+
+    return _rounder_patches(make)
+
+
+@mutant("tininess-before-rounding", "underflow is detected before rounding: a value below the smallest "
+        "normal that rounds up to it still raises UF", profile="hw-ieee")
+def _tininess_before_rounding():
+    from device_model.numeric.encode import geometry
+    from device_model.numeric.words import bit_length
+
+    def make(original):
+        def round_to_float(negative, sig, exp, t, mode, saturate):
+            words, flags = original(negative, sig, exp, t, mode, saturate)
+            sig = np.asarray(sig, dtype=np.uint64)
+            below_normal = (sig != 0) & (np.asarray(exp) + bit_length(sig) - 1 < geometry(t).tiny_exp)
+            inexact = (flags & NX_FLAG) != 0
+            return words, (flags | np.where(below_normal & inexact, UF_FLAG, 0)).astype(np.uint8)
+        return round_to_float
+
+    return (Patch("device_model.numeric.convert:round_to_float", make),)
+
+
+@mutant("lost-negative-zero", "the float converter drops the sign of a zero result (-0 and negative "
+        "underflows to zero come out as +0)", profile="hw-ieee")
+def _lost_negative_zero():
+    def make(original):
+        def round_to_float(negative, sig, exp, t, mode, saturate):
+            words, flags = original(negative, sig, exp, t, mode, saturate)
+            sign = np.uint64(1 << t.fmt.sign_bit)
+            return np.where((words & ~sign) == 0, np.uint64(0), words), flags
+        return round_to_float
+
+    return (Patch("device_model.numeric.convert:round_to_float", make),)
+
+
+@mutant("e8m0-linear-midpoint", "float -> E8M0 nearest rounding compares the significand with the "
+        "linear midpoint 1.5*2^f instead of the log-domain midpoint sqrt(2)*2^f")
+def _e8m0_linear_midpoint():
+    # Round up iff sig >= 1.5 * 2**h for a significand with top bit h.
+    threshold = np.array([0] + [(3 << (h - 1)) - 1 for h in range(1, 64)], dtype=np.uint64)
+    return (Patch("device_model.numeric.e8m0:_SQRT2_FLOOR", replace_with(threshold)),)
+
+
+@mutant("float-int-default-rne", "the TCVT default rounding (RMode NONE) of float -> integer is RNE "
+        "instead of RTZ", profile="hw-ieee")
+def _float_int_default_rne():
+    from device_model.numeric.rounding import RoundingMode, rounding_mode
+
+    def resolve(rounding, src, dst):
+        if rounding is None or (isinstance(rounding, str) and rounding.strip().upper() == "NONE"):
+            return RoundingMode.RNE
+        return rounding_mode(rounding)
+
+    return (Patch("device_model.numeric.convert:resolve_conversion_rounding", replace_with(resolve)),)
+
+
+# ---------------------------------------------------------------------------
+# flags and controls of TCVT
+
+
+@mutant("missing-nx", "TCVT never raises the inexact flag NX (the converter's inexact output is not "
+        "wired to NumericStatus)")
+def _missing_nx():
+    def make(original):
+        def convert(*args, **kwargs):
+            words, flags = original(*args, **kwargs)
+            return words, flags & np.uint8(~NX_FLAG & 0xFF)
+        return convert
+
+    return (Patch("device_model.ops.tcvt:convert", make),)
+
+
+@mutant("always-saturate", "TCVT saturates whatever B.DATR Sat says (the Sat bit is not decoded): "
+        "integer narrowing clamps instead of wrapping, E8M0 overflow gives 0xFE instead of NaN")
+def _always_saturate():
+    def make(original):
+        def convert(bits, src, dst, rounding="RNE", saturate=False, profile="pto-v0", canonicalize=False):
+            return original(bits, src, dst, rounding=rounding, saturate=True, profile=profile,
+                            canonicalize=canonicalize)
+        return convert
+
+    return (Patch("device_model.ops.tcvt:convert", make),)
+
+
+@mutant("flags-not-sticky", "NumericStatus is overwritten with the operation's flags instead of "
+        "OR-ed into the sticky status")
+def _flags_not_sticky():
+    def make(_original):
+        def apply(self, state):
+            new = state.copy()
+            for index, tile in self.tiles.items():
+                new.tiles[index] = tile
+            new.status = self.flags & 0x1F
+            return new
+        return apply
+
+    return (Patch("device_model.ops.common:Publication.apply", make),)
+
+
+# ---------------------------------------------------------------------------
+# padding and layouts
+
+
+@mutant("null-pad-defined", "PadValue Null writes zero padding and marks it defined, like Zero")
+def _null_pad_defined():
+    return (Patch("device_model.ops.common:pad_defines", replace_with(lambda pad: True)),)
+
+
+@mutant("pad-max-min-swapped", "the PadValue decoder swaps Max (01) and Min (10)")
+def _pad_max_min_swapped():
+    swap = {"Max": "Min", "Min": "Max"}
+
+    def make(original):
+        return lambda pad, dtype: original(swap.get(pad, pad), dtype)
+
+    return (Patch("device_model.ops.common:pad_word", make),)
+
+
+@mutant("zn-nz-swapped", "the storage index of ZN tiles is computed with the NZ formula and vice versa")
+def _zn_nz_swapped():
+    swap = {"ZN": "NZ", "NZ": "ZN"}
+
+    def make(original):
+        return lambda layout, bits, rows, cols: original(swap.get(layout, layout), bits, rows, cols)
+
+    return (Patch("device_model.state:ordinary_index_map", make),)
+
+
+# ---------------------------------------------------------------------------
+# legality, faults, allocation
+
+
+def _legality_as_allocation(observation: Observation) -> Observation:
+    if observation.fault == "Fault_TileLegality":
+        return dataclasses.replace(observation, fault="Fault_TileAllocation")
+    return observation
+
+
+@mutant("legality-as-allocation", "the fault-cause encoder reports Fault_TileLegality with the "
+        "Fault_TileAllocation code", observe=_legality_as_allocation)
+def _legality_reported_as_allocation():
+    return ()
+
+
+@mutant("allocation-as-legality", "destination rename and capacity failures of TEPL bundles raise "
+        "Fault_TileLegality instead of Fault_TileAllocation")
+def _allocation_as_legality():
+    from device_model.faults import tile_legality
+
+    return (Patch("device_model.block:tile_allocation", replace_with(tile_legality)),)
+
+
+@mutant("e8m0-pair-after-allocation", "the TCVT E8M0 type-pair check (only FP16/BF16/FP32 sources) "
+        "runs after destination allocation instead of in the closed schema before it")
+def _e8m0_pair_after_allocation():
+    import device_model.ops.tcvt as tcvt
+
+    def make(original):
+        def closed_schema_check(state, block):
+            with mock.patch.object(tcvt, "pair_supported", lambda source, destination: True):
+                original(state, block)
+        return closed_schema_check
+
+    return (Patch("device_model.ops.tcvt:closed_schema_check", make),)
+
+
+@mutant("datr-applicability-unchecked", "B.DATR fields an operation does not use (TMULS Sat, TQUANT "
+        "PadValue, ...) are ignored instead of faulting")
+def _datr_applicability_unchecked():
+    return (Patch("device_model.block:_check_datr_applicability", replace_with(lambda block, op: None)),)
+
+
+@mutant("tcvt-canonicalize-unchecked", "TCVT does not check that Canonicalize is set exactly for a "
+        "private (Matrix) source")
+def _tcvt_canonicalize_unchecked():
+    def make(original):
+        return lambda source, destination, canonicalize, layout_code: original(
+            source, destination, source.location == "Matrix", layout_code)
+
+    return (Patch("device_model.ops.tcvt:_check_layouts", make),)
+
+
+@mutant("dtype-none-as-fp64", "B.DATR DataType DTYPE_NONE (31) is decoded as FP64 (code 0) instead of "
+        "'inherit the BSTART type'")
+def _dtype_none_as_fp64():
+    from device_model import dtypes
+
+    def make(original):
+        def explicit_type(self):
+            if self.datr is not None and self.datr["DataType"] == dtypes.DTYPE_NONE:
+                return dtypes.BY_NAME["FP64"]
+            return original(self)
+        return explicit_type
+
+    return (Patch("device_model.block:BlockState.explicit_type", make),)
+
+
+@mutant("zero-mask-allocates", "B.IOT PEMode 000 is decoded as mask 1111, so a zero-participation "
+        "binding executes and allocates instead of being a no-op")
+def _zero_mask_allocates():
+    from device_model.state import PE_MASK_OF_MODE
+
+    return (Patch("device_model.block:PE_MASK_OF_MODE", replace_with((0b1111,) + PE_MASK_OF_MODE[1:])),)
+
+
+@mutant("rename-last-free", "destination rename picks the last free TileIndex of the hand instead of "
+        "the first")
+def _rename_last_free():
+    def make(original):
+        def resolve_destination(state, block):
+            mirrored = state.copy()  # each hand's 16 indices in reverse order
+            for hand in range(4):
+                mirrored.tiles[hand * 16:hand * 16 + 16] = state.tiles[hand * 16:hand * 16 + 16][::-1]
+            index, tile = original(mirrored, block)
+            return index - index % 16 + 15 - index % 16, tile
+        return resolve_destination
+
+    return (Patch("device_model.block:resolve_destination", make),)
+
+
+@mutant("capacity-ignores-mask", "tile-capacity accounting charges one PE's TSize per tile, ignoring "
+        "how many PEs the allocation mask selects")
+def _capacity_ignores_mask():
+    def charge(mask, capacity):
+        return capacity
+
+    return (Patch("device_model.block:allocation_bytes", replace_with(charge)),
+            Patch("device_model.state:allocation_bytes", replace_with(charge)))
+
+
+# ---------------------------------------------------------------------------
+# TQUANT, TMULS, TGEMV_MX_ACC arithmetic
+
+
+@mutant("tquant-zero-point-first", "TQUANT adds the zero point before multiplying: (x + zp) * m "
+        "(the FP32 sum rounded to nearest even) instead of x * m + zp")
+def _tquant_zero_point_first():
+    def make(original):
+        def quantize(x_bits, multiplier_bits, zero_point, dst="S8", rounding="RNE", saturate=False,
+                     profile="pto-v0"):
+            low = int(zero_point) & 0xFF
+            zp = low - 256 if dst == "S8" and low >= 128 else low
+            x = (np.asarray(x_bits, dtype=np.uint64) & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+            with np.errstate(all="ignore"):
+                shifted = (x.view(np.float32) + np.float32(zp)).view(np.uint32)
+            return original(shifted.astype(np.uint64), multiplier_bits, 0, dst, rounding, saturate, profile)
+        return quantize
+
+    return (Patch("device_model.ops.tquant:quantize", make),)
+
+
+@mutant("tmuls-int-saturates", "TMULS integer products saturate at the element range instead of "
+        "wrapping modulo 2^width")
+def _tmuls_int_saturates():
+    from device_model import dtypes
+
+    def make(original):
+        def multiply(a_bits, scalar_bits, dtype, profile="pto-v0"):
+            t = dtypes.dtype(dtype)
+            if not t.is_integer:
+                return original(a_bits, scalar_bits, dtype, profile=profile)
+            a = np.asarray(a_bits, dtype=np.uint64)
+
+            def value(word):
+                low = int(word) & t.mask
+                return low - (1 << t.bits) if t.signed and low >> (t.bits - 1) else low
+
+            scalar = value(scalar_bits)
+            products = [min(max(value(w) * scalar, t.int_min), t.int_max) & ((1 << 64) - 1)
+                        for w in a.reshape(-1)]
+            return (np.array(products, dtype=np.uint64).reshape(a.shape),
+                    np.zeros(a.shape, dtype=np.uint8))
+        return multiply
+
+    return (Patch("device_model.ops.tmuls:multiply", make),)
+
+
+@mutant("mx-scale-block-16", "TGEMV_MX_ACC applies one E8M0 scale per 16 K elements (and sizes the "
+        "scale tiles by ceil(K/16)) instead of per 32")
+def _mx_scale_block_16():
+    return (Patch("device_model.ops.tgemv:SCALE_BLOCK", replace_with(16)),)
+
+
+@mutant("k-order-reversed", "TGEMV_MX_ACC accumulates the K products in decreasing K order (the "
+        "rounded FP32 FMA chain runs backwards)", profile="hw-ieee")
+def _k_order_reversed():
+    def make(original):
+        def accumulate(acc, a, a_type, a_scale, b, b_type, b_scale, profile):
+            reverse = (lambda x: None if x is None else x[::-1])
+            return original(acc, a[::-1], a_type, reverse(a_scale), b[::-1], b_type, reverse(b_scale), profile)
+        return accumulate
+
+    return (Patch("device_model.ops.tgemv:accumulate", make),)
+
+
+@mutant("accumulator-overwritten", "TGEMV_MX_ACC writes the result D back into the accumulator tile C "
+        "as well (C must be left unchanged)")
+def _accumulator_overwritten():
+    def overwrite(publication, state, c_index, d_index):
+        c, d = state.tiles[c_index], publication.tiles[d_index]
+        payload = c.payload.copy()
+        payload[c.valid_index] = d.valid_words()
+        publication.tiles[c_index] = c.with_contents(payload, c.defined)
+        return publication
+
+    def make_bundle(original):
+        def commit_bundle(state, block, profile):
+            publication = original(state, block, profile)
+            return overwrite(publication, state, block.sources()[0], next(iter(publication.tiles)))
+        return commit_bundle
+
+    def make_direct(original):
+        def direct(state, call, profile):
+            return overwrite(original(state, call, profile), state, call["acc"], call["dst"])
+        return direct
+
+    return (Patch("device_model.ops.tgemv:commit_bundle", make_bundle),
+            Patch("device_model.machine:DIRECT_CALLS",
+                  lambda calls: {**calls, "TGEMV_MX_ACC": make_direct(calls["TGEMV_MX_ACC"])}))
+
+
+# ---------------------------------------------------------------------------
+# the device
+
+
+class MutantDevice(GoldenDevice):
+    """The golden model of ``profile`` with ``mutant``'s bug."""
+
+    def __init__(self, mutant: Mutant, profile: str):
+        super().__init__(profile)
+        self.mutant = mutant
+        self.name = f"mutant:{mutant.name}@{profile}"
+
+    def execute(self, case: Case) -> Observation:
+        with ExitStack() as stack:
+            for patch in self.mutant.patches:
+                owner, name = patch.owner_and_name()
+                stack.enter_context(mock.patch.object(owner, name, patch.make(getattr(owner, name))))
+            observation = super().execute(case)
+        return self.mutant.observe(observation) if self.mutant.observe else observation
+
+
+def parse(arg: Optional[str]) -> tuple[Mutant, str]:
+    """``NAME`` or ``NAME@PROFILE`` -> (mutant, profile); ValueError naming the choices."""
+    name, _, profile = (arg or "").partition("@")
+    if name not in MUTANTS:
+        known = ", ".join(sorted(MUTANTS))
+        raise ValueError(f"mutant {name!r} is not defined; use mutant:NAME[@PROFILE] with NAME one of {known}"
+                         if name else f"name a mutant: mutant:NAME[@PROFILE] with NAME one of {known}")
+    chosen = MUTANTS[name]
+    profile = profile or chosen.profile
+    if profile not in PROFILES:
+        raise ValueError(f"mutant:{name}@{profile}: profile must be one of {', '.join(PROFILES)}")
+    return chosen, profile
+
+
+def open_device(arg: Optional[str]) -> MutantDevice:
+    return MutantDevice(*parse(arg))
