@@ -254,6 +254,13 @@ def commit(state: MachineState, block: BlockState, profile: str) -> MachineState
 
     if block.zero_participation and not block.bindings and not block.shared:
         return state  # zero PE mask: strict no-op before any check
+    if block.datr is not None and 21 <= block.datr["Layout"] <= 26:
+        # BundleCubeTransportSelected: a present B.DATR with a CUBE transport Layout
+        # (ND2M32 .. N82ND) routes every block to the TLSU transport path, which decodes
+        # the operation's code in the TLSU family; TCVT (0x01B), TQUANT (0x06A), TMULS
+        # (0x022) and TGEMV_MX_ACC (22) are no TLSU function.
+        raise illegal_instruction(f"Layout {block.datr['Layout']} selects the CUBE transport path, "
+                                  f"where {block.operation} decodes to no TLSU operation")
     if block.matrix:
         return tgemv.commit_bundle(state, block, profile).apply(state)
     if block.shared:
@@ -287,10 +294,11 @@ def layout_transform(code: int):
     """(source layout, destination layout) of a B.DATR Layout transform code."""
     layouts = transform_layouts(code)
     if layouts is None:
-        # SPEC-CHOICE: Layout codes 21..26 (CUBE transports) pass B.DATR decode and
-        # TCVT's field applicability, but the executable spec's layout mapping reaches
-        # `unreachable` for them (digest §7.7). The model rejects them as
-        # Fault_TileLegality instead of crashing.
+        # SPEC-CHOICE: in a bundle, Layout codes 21..26 never get here (commit routes
+        # them to the CUBE transport path first: Fault_IllegalInstruction). A direct TCVT
+        # call with such a code reaches the spec's layout mapping, which is `unreachable`
+        # for them (TileDataLayoutSourceLayout, digest §7.7); the model rejects the call
+        # as Fault_TileLegality instead of crashing.
         raise tile_legality(f"Layout {code} has no TCVT/TEPL layout meaning")
     return layouts
 

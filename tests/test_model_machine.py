@@ -148,6 +148,18 @@ def test_mask_zero_is_a_strict_no_op():
     assert result.fault is None and not m.snapshot().tiles
 
 
+@pytest.mark.parametrize("start", ["BSTART.VEC TCVT, U8", "BSTART.SFU TQUANT, FP32", "BSTART.VEC TMULS, U8",
+                                   "BSTART.TGEMVMX.ACC FP16"])
+def test_cube_transport_layout_routes_to_tlsu_and_is_illegal(start):
+    # tile-execution.asl: BundleCubeTransportSelected (present B.DATR, Layout 21..26) is checked
+    # right after the zero-participation no-op, before every operation-specific check; the
+    # TLSU decode of these operations' codes fails (tlsu-layout-conversion.asl).
+    m = machine_with_source()
+    before = m.snapshot()
+    assert m.run(f"{start}; B.DATR DTYPE_NONE, ND2M16; BSTOP").fault == "Fault_IllegalInstruction"
+    assert m.snapshot().same_as(before)
+
+
 def test_missing_binding_is_bundle_control():
     # BundleOperationBindingsComplete: one destination and one source are required
     m = machine_with_source()

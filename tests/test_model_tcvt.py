@@ -241,12 +241,22 @@ def test_layout_001_transforms(name):
     assert m.run(bundle("U8", f"U8, {name}, Null", 64, lb1=32, lb2=64, size=5)).fault == "Fault_TileLegality"
 
 
-def test_layout_cube_transport_codes_are_rejected():
-    # Layout codes 21..26 decode but have no TCVT layout meaning (SPEC-CHOICE, digest §7.7)
-    m = machine()
-    source_tile(m, 1, "U8", 128, 8, (1, 2), [[7, 9]])
+def test_layout_cube_transport_codes():
+    # Layout codes 21..26 (ND2M32 .. N82ND) decode, but a present B.DATR carrying one routes
+    # the block to the CUBE transport path (asl/block/model/dispatch/tlsu-layout-conversion.asl
+    # BundleCubeTransportSelected), where TCVT's code 0x01B is no TLSU operation:
+    # Fault_IllegalInstruction before any TCVT check (a zero mask is still a no-op).
+    # A direct call reaches the layout mapping, which has no meaning for them (SPEC-CHOICE,
+    # digest §7.7): Fault_TileLegality.
     for code in range(21, 27):
-        assert m.run(bundle("U8", f"U8, {LAYOUT_TRANSFORMS[code]}", 2, lb2=8)).fault == "Fault_TileLegality"
+        m = machine()
+        source_tile(m, 1, "U8", 128, 8, (1, 2), [[7, 9]])
+        before = m.snapshot()
+        assert m.run(bundle("U8", f"U8, {LAYOUT_TRANSFORMS[code]}", 2, lb2=8)).fault == "Fault_IllegalInstruction"
+        assert m.run(bundle("U8", f"U8, {LAYOUT_TRANSFORMS[code]}", 2, lb2=8, mask="0000")).fault is None
+        assert m.snapshot().same_as(before)
+        m.configure_tile(0, dtype="U8", capacity=128, cols=8, valid=(1, 2))
+        assert m.run([{"call": "TCVT", "dst": 0, "src": 1, "layout": code}]).fault == "Fault_TileLegality"
 
 
 def test_fractal_001_storage_through_tcvt():
