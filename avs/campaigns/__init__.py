@@ -1,0 +1,1 @@
+"""Campaigns beyond the vectors: mutation self-test, differential fuzzing, exhaustive sweeps."""
