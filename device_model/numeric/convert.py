@@ -147,9 +147,8 @@ def _hardware(flat, s: DataType, d: DataType, mode, saturate, canonicalize):
     if d.name == "E8M0":
         return _to_e8m0(lane, s, mode, saturate)
     if _narrowing_applies(s, d):
-        return _blockwise(
-            lambda block, words, flags, scratch: _narrowing_fast_path(block, words, flags, scratch, s, d, mode),
-            lane, lambda rest: _generic(rest, s, d, mode, saturate, canonicalize))
+        return _blockwise(_NarrowingKernel(lane.dtype.type, s, d, mode), lane,
+                          lambda rest: _generic(rest, s, d, mode, saturate, canonicalize))
     return _generic(lane, s, d, mode, saturate, canonicalize)
 
 
@@ -205,66 +204,86 @@ def _narrowing_applies(s: DataType, d: DataType) -> bool:
             and df.kind == "binary" and df.frac_bits < sf.frac_bits and df.bias <= sf.bias)
 
 
-def _narrowing_fast_path(lane, words, flags, scratch, s: DataType, d: DataType, mode: RoundingMode):
-    """Round source normals that stay normal (and below the max finite) in
-    ``d`` with a few in-place integer operations on the encoding bits;
+class _NarrowingKernel:
+    """Rounds source normals that stay normal (and below the max finite) in the
+    destination with a few in-place integer operations on the encoding bits;
     carries out of the fraction propagate into the exponent field.
 
-    Fills ``words``/``flags`` and returns the indices it leaves to the generic
-    path (or None): zeros, subnormals, results below d's normal range, values
-    at or above d's max finite (possible overflow), infinities, NaNs.
+    Called per block, it fills ``words``/``flags`` and returns the indices it
+    leaves to the generic path (or None): zeros, subnormals, results below the
+    destination's normal range, values at or above its max finite (possible
+    overflow), infinities and NaNs. Constants are prepared once per call.
     """
-    sf, df = s.fmt, d.fmt
-    ct = lane.dtype.type
-    k = lane.size
-    mag, n, mask = scratch.a[:k], scratch.b[:k], scratch.mask[:k]
-    drop = sf.frac_bits - df.frac_bits
-    shift, half, low_mask = ct(drop), ct(1 << (drop - 1)), ct((1 << drop) - 1)
-    rebias = (sf.bias - df.bias) << df.frac_bits
-    lowest = (sf.bias - df.bias + 1) << sf.frac_bits  # smallest magnitude normal in d
-    limit = (geometry(d).max_code + rebias) << drop  # from here on rounding may overflow
 
-    np.bitwise_and(lane, ct((1 << sf.sign_bit) - 1), out=mag)
-    np.subtract(mag, ct(lowest), out=n)
-    np.greater_equal(n, ct(limit - lowest), out=mask)
-    undecided = np.flatnonzero(mask) if mask.any() else None
+    def __init__(self, ct, s: DataType, d: DataType, mode: RoundingMode):
+        sf, df = s.fmt, d.fmt
+        drop = sf.frac_bits - df.frac_bits
+        self.mode = mode
+        self.shift, self.half, self.low_mask = ct(drop), ct(1 << (drop - 1)), ct((1 << drop) - 1)
+        self.sign_shift, self.sign_mask = ct(sf.sign_bit), ct((1 << sf.sign_bit) - 1)
+        rebias = (sf.bias - df.bias) << df.frac_bits
+        self.rebias = ct(rebias) if rebias else None
+        self.frac_shift = ct(df.frac_shift) if df.frac_shift else None
+        self.dst_sign = ct(df.sign_bit)
+        lowest = (sf.bias - df.bias + 1) << sf.frac_bits  # smallest magnitude normal in d
+        limit = (geometry(d).max_code + rebias) << drop  # from here on rounding may overflow
+        # With the sign right above the kept bits (equal biases, e.g. FP32->BF16)
+        # the whole lane is rounded and the sign lands in place by itself.
+        self.in_place = rebias == 0 and sf.sign_bit - drop + df.frac_shift == df.sign_bit
+        # in place, the magnitude test runs on lane << 1 (sign shifted out)
+        scale = 2 if self.in_place else 1
+        self.lowest, self.width = ct(lowest * scale), ct((limit - lowest) * scale)
+        self.one = ct(1)
 
-    # With the sign right above the kept bits (equal biases, e.g. FP32->BF16)
-    # round the whole lane: the sign lands in place by itself.
-    in_place = rebias == 0 and sf.sign_bit - drop + df.frac_shift == df.sign_bit
-    source = lane if in_place else mag
-    if mode is RoundingMode.RNE:
-        np.right_shift(source, shift, out=n)
-        n &= ct(1)
-        n += source
-        n += half - ct(1)
-    elif mode is RoundingMode.RNA:
-        np.add(source, half, out=n)
-    elif mode is RoundingMode.RHB:  # a negative tie keeps the smaller magnitude
-        np.right_shift(lane, ct(sf.sign_bit), out=n)
-        np.subtract(source, n, out=n)
-        n += half
-    elif mode in (RoundingMode.RTP, RoundingMode.RTM):
-        np.right_shift(lane, ct(sf.sign_bit), out=n)  # 1 for negative
-        if mode is RoundingMode.RTP:
-            n ^= ct(1)
-        n *= low_mask
-        n += source
-    else:  # RTZ, RTO
-        np.copyto(n, source)
-    n >>= shift
-    mag &= low_mask
-    np.not_equal(mag, 0, out=mask)  # inexact
-    if mode is RoundingMode.RTO:
-        np.bitwise_or(n, mask, out=n)
-    if rebias:
-        n -= ct(rebias)
-    if df.frac_shift:
-        n <<= ct(df.frac_shift)
-    if not in_place:
-        np.right_shift(lane, ct(sf.sign_bit), out=mag)
-        mag <<= ct(df.sign_bit)
-        n |= mag
-    np.multiply(mask.view(np.uint8), np.uint8(FLAG_NX), out=flags)
-    words[...] = n
-    return undecided
+    def __call__(self, lane, words, flags, scratch):
+        k = lane.size
+        mag, n = scratch.a[:k], scratch.b[:k]
+        inexact = flags.view(bool)
+        if self.in_place:
+            np.left_shift(lane, self.one, out=mag)
+        else:
+            np.bitwise_and(lane, self.sign_mask, out=mag)
+        np.subtract(mag, self.lowest, out=n)
+        undecided = None
+        if n.max() >= self.width:  # some magnitude outside [lowest, limit)
+            undecided = np.flatnonzero(n >= self.width)
+        if self.in_place:
+            source = lane
+        else:
+            source = mag
+        mode = self.mode
+        if mode is RoundingMode.RNE:
+            np.right_shift(source, self.shift, out=n)
+            n &= self.one
+            n += source
+            n += self.half - self.one
+        elif mode is RoundingMode.RNA:
+            np.add(source, self.half, out=n)
+        elif mode is RoundingMode.RHB:  # a negative tie keeps the smaller magnitude
+            np.right_shift(lane, self.sign_shift, out=n)
+            np.subtract(source, n, out=n)
+            n += self.half
+        elif mode in (RoundingMode.RTP, RoundingMode.RTM):
+            np.right_shift(lane, self.sign_shift, out=n)  # 1 for negative
+            if mode is RoundingMode.RTP:
+                n ^= self.one
+            n *= self.low_mask
+            n += source
+        else:  # RTZ, RTO
+            np.copyto(n, source)
+        n >>= self.shift
+        np.bitwise_and(lane, self.low_mask, out=mag)
+        np.not_equal(mag, 0, out=inexact)
+        if mode is RoundingMode.RTO:
+            np.bitwise_or(n, inexact, out=n)
+        if self.rebias is not None:
+            n -= self.rebias
+        if self.frac_shift is not None:
+            n <<= self.frac_shift
+        if not self.in_place:
+            np.right_shift(lane, self.sign_shift, out=mag)
+            mag <<= self.dst_sign
+            n |= mag
+        flags *= np.uint8(FLAG_NX)
+        words[...] = n
+        return undecided
