@@ -15,7 +15,7 @@ import numpy as np
 
 from ..dtypes import BY_NAME, DataType, dtype as _dtype
 from .convert import resolve_profile
-from .encode import round_to_float
+from .encode import infinity_code, round_to_float
 from .flags import FLAG_NV
 from .formats import Decoded, ValueClass, decode_lanes
 from .rounding import RoundingMode
@@ -90,8 +90,7 @@ def _ieee_multiply(x: Decoded, y: Decoded, t: DataType):
     inf_times_zero = (x.infinite & _is_zero(y)) | (y.infinite & _is_zero(x))
     infinite = (x.infinite | y.infinite) & ~inf_times_zero
     if infinite.any():  # only formats with infinities get here
-        inf_code = U64(0x6F) if t.fmt.kind == "hif8" else U64(((1 << t.fmt.exp_bits) - 1) << (t.fmt.frac_bits + t.fmt.frac_shift))
-        words = np.where(infinite, inf_code | (negative.astype(U64) << U64(t.fmt.sign_bit)), words)
+        words = np.where(infinite, U64(infinity_code(t)) | (negative.astype(U64) << U64(t.fmt.sign_bit)), words)
         flags = np.where(infinite, 0, flags)
     nan = _not_a_number(x) | _not_a_number(y) | inf_times_zero
     if nan.any():

@@ -115,7 +115,6 @@ class _Scratch:
     def __init__(self, ctype, size):
         self.a = np.empty(size, dtype=ctype)
         self.b = np.empty(size, dtype=ctype)
-        self.mask = np.empty(size, dtype=bool)
 
 
 def _blockwise(kernel, lane, fallback):

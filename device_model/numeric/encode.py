@@ -32,7 +32,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..dtypes import DataType
+from ..dtypes import BY_NAME, DataType
 from .flags import FLAG_NX, FLAG_OF, FLAG_UF
 from .formats import decode_lanes
 from .rounding import NEAREST_MODES, RoundingMode, magnitude_increment
@@ -88,7 +88,7 @@ def _hif8_code_table():
     """Positive HiF8 code by ``(e + 22) * 8 + fraction`` (fraction left-aligned to 3 bits)."""
     table = np.zeros((_HIF8_TOP - _HIF8_FLOOR + 1) * 8, dtype=U64)
     codes = np.array([c for c in range(1, 0x80) if c != 0x6F], dtype=U64)  # positive finite
-    d = decode_lanes(codes, _hif8_type())
+    d = decode_lanes(codes, BY_NAME["HiF8"])
     hb = bit_length(d.sig) - 1
     e = d.exp + hb
     frac = (d.sig - (U64(1) << hb.astype(U64))) << (3 - hb).astype(U64)
@@ -96,10 +96,10 @@ def _hif8_code_table():
     return table
 
 
-def _hif8_type():
-    from ..dtypes import BY_NAME
-
-    return BY_NAME["HiF8"]
+def infinity_code(t: DataType) -> int:
+    """Encoding of +infinity (formats with ``has_inf``); the sign bit makes -infinity."""
+    f = t.fmt
+    return 0x6F if f.kind == "hif8" else ((1 << f.exp_bits) - 1) << (f.frac_bits + f.frac_shift)
 
 
 def overflow_result(negative, t: DataType, mode: RoundingMode, saturate: bool):
@@ -118,8 +118,7 @@ def overflow_result(negative, t: DataType, mode: RoundingMode, saturate: bool):
     else:
         to_inf = np.zeros(negative.shape, dtype=bool)
     if f.has_inf:
-        inf_code = 0x6F if f.kind == "hif8" else ((1 << f.exp_bits) - 1) << (f.frac_bits + f.frac_shift)
-        return np.where(to_inf, U64(inf_code) | sign, max_word)
+        return np.where(to_inf, U64(infinity_code(t)) | sign, max_word)
     if t.canonical_nan is not None:  # E4M3: its only NaN stands in for infinity
         return np.where(to_inf, U64(t.canonical_nan), max_word)
     return max_word
