@@ -22,7 +22,10 @@ from .padding import PAD_NAMES
 from .state import (PE_MASK_OF_MODE, SIZE_CODE_BYTES, MachineState, allocation_bytes,
                     logical_capacity, new_ordinary_tile, shape_legal)
 
-BINDING_LIMIT = 16  # PTO_BUNDLE_TILE_BINDING_COUNT
+# SPEC-CHOICE: the B.IOT contract says a fifth effective binding faults; the executable
+# model holds PTO_BUNDLE_TILE_BINDING_COUNT = 16 bindings and rejects the 17th with
+# Fault_TileLegality (digest §7.16). The executable bound is used.
+BINDING_LIMIT = 16
 SHARED_BINDING_LIMIT = 4
 
 
@@ -266,6 +269,10 @@ def commit(state: MachineState, block: BlockState, profile: str) -> MachineState
     if block.shared:
         raise tile_legality("TEPL operations take no Shared (B.IOS) binding")
     op = TEPL_OPERATIONS[block.operation]
+    # SPEC-CHOICE: the operation documents list a bad B.IOR among the closed-schema
+    # (Fault_TileLegality) failures; the executable order checks binding completeness
+    # first, so a nonzero surplus B.IOR field (or a wrong binding count) is
+    # Fault_BundleControl (digest §7.8). The executable order is used.
     if (len(block.destinations()) != 1 or len(block.sources()) != op.SOURCES
             or not block.stream_terminated() or not block.scalar_schema_legal(op.GPR_INPUTS)):
         raise bundle_control(f"{block.operation} needs exactly one destination and {op.SOURCES} "

@@ -384,3 +384,14 @@ def test_source_undefined_or_invalid_encoding_is_rejected():
     m = machine()
     source_tile(m, 1, "TF32", 256, 8, (1, 1), [[0x3F800001]])
     assert m.run(bundle("TF32", "FP32", 1, lb2=8, size=2)).fault == "Fault_TileLegality"
+
+
+def test_large_tiles_use_the_packed_carrier():
+    # digest §3.4/§7.2: a tile of more than 32768 elements keeps only element bits (reads
+    # zero-extend), so S8 -56 reads back 0xC8 there and 0xFFFFFFFFFFFFFFC8 in a small tile.
+    for capacity, cols, size, expected in ((65536, 256, 10, 0xC8), (128, 8, 1, 0xFFFFFFFFFFFFFFC8)):
+        m = machine()
+        m.configure_tile(1, dtype="S8", capacity=capacity, cols=cols, valid=(1, 1), mask="0001")
+        m.write_tile(1, [[0xFFFFFFFFFFFFFFC8]])
+        assert m.run(bundle("S8", None, 1, lb2=cols, size=size, mask="0001")).fault is None
+        assert m.snapshot().tiles[0].words[0, 0] == expected, capacity

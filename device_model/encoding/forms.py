@@ -22,6 +22,10 @@ from typing import Optional
 from .. import dtypes
 
 CONCRETE_TYPES = frozenset(dtypes.BY_CODE)
+# SPEC-CHOICE: the DataType field domain lists code 31 as reserved and the hardware
+# profile's reserved list omits it, while the executable B.DATR accepts 31 as
+# DTYPE_NONE (digest §7.9): B.DATR allows the 25 concrete codes and 31, BSTART only
+# the 25 concrete codes, as the catalog constraints and the ASL do.
 GPR_SELECTORS = frozenset(range(24))
 LOCAL_SIZE_CODES = frozenset(range(1, 11))
 DATR_LAYOUTS = frozenset({0, 1, 3, 4, 6, 8, 9, 17, 18, 20, 21, 22, 23, 24, 25, 26, 27, 28, 30})

@@ -72,7 +72,13 @@ def _check_layouts(source, destination, canonicalize: bool, layout_code: int):
 
 def operands_check(tiles, destination_index: int, source_index: int, canonicalize: bool,
                    layout_code: int, limit: int):
-    """TileOperandsLegal_TCVT."""
+    """TileOperandsLegal_TCVT.
+
+    SPEC-CHOICE: the TCVT documentation says shape/capacity mismatches fault with
+    Fault_TileLegality before destination allocation; the executable spec checks
+    LB0/LB1/LB2 and the TSize-derived rows against the source only here, after
+    allocation (rolled back), and a TSize or Col that cannot form a descriptor is
+    Fault_TileAllocation (digest §7.8). The executable behaviour is used."""
     destination, source = tiles[destination_index], tiles[source_index]
     if not descriptor_legal(destination, limit) or not source_encodings_valid(source, limit):
         raise tile_legality("TCVT destination descriptor illegal, or source undefined/invalid")

@@ -113,6 +113,10 @@ def commit_bundle(state: MachineState, block: BlockState, profile: str) -> Publi
                             "(C, A, [A-scale], B, [B-scale], postprocess sources; D and enabled "
                             "reduction outputs; no B.IOS; no surplus B.IOR field)")
     quant_param, relu_param = _scalar_parameters(state, block, mode, relu)
+    # SPEC-CHOICE: the contract says PreQuantMode 0 requires B.DATR RMode = 0 and Sat = 0
+    # (BundleFPATRDATRFieldsLegal), but the executable cube path never applies that rule
+    # nor TileOperationDATRFieldsLegal (digest §7.5); only Layout, PadValue, CMode and
+    # Canonicalize are checked, as the ASL does.
     if block.datr is not None and any(block.datr[f] for f in ("Layout", "PadValue", "CMode",
                                                                 "Canonicalize")):
         raise tile_legality("TGEMV_MX_ACC B.DATR may set only DataType, RMode and Sat")
@@ -156,6 +160,8 @@ def commit_bundle(state: MachineState, block: BlockState, profile: str) -> Publi
     if not m_layout_legal(layout, m):
         raise tile_legality("A's layout cannot hold M rows")
 
+    # SPEC-CHOICE: ADR 0047 says matrix operations ignore the bundle RMode; the executable
+    # post-processing takes its rounding and saturation from B.DATR RMode/Sat (digest §7.18).
     controls = Controls(dict(fpatr), block.datr_field("RMode"), block.saturating())
     indices, new_tiles = _allocate(state, block, m, n, layout, controls)
     operands = {"acc": accumulator, "a": a, "a_scale": a_scale, "b": b, "b_scale": b_scale,
@@ -257,6 +263,9 @@ def accumulate(acc, a, a_type: str, a_scale, b, b_type: str, b_scale, profile: s
         left = a * a_scale if a_scale is not None else a
         right = b * b_scale if b_scale is not None else b
         return acc + np.sum(left[:, None] * right, axis=0, dtype=U64), 0
+    # SPEC-CHOICE: the hardware profile fixes the FMA order and rounding of the MX dot
+    # product but states no flag rule for it; each step's IEEE flags are ORed into the
+    # status (the reference profile raises none).
     flags = 0
     words = acc & U64(0xFFFFFFFF)
     for step in range(a.shape[0]):  # one FP32 FMA per K step, in increasing K
