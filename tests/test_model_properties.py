@@ -245,3 +245,50 @@ def test_direct_aliasing_reads_the_old_source(profile, tile, data):
         assert np.array_equal(a.tiles[1].words, b.tiles[2].words)
         assert np.array_equal(a.tiles[1].defined, b.tiles[2].defined)
         assert a.flags == b.flags
+
+
+@SETTINGS
+@given(PROFILES, st.lists(st.fixed_dictionaries(
+    {"call": st.sampled_from(["TCVT", "TQUANT", "TMULS", "TGEMV_MX_ACC"])},
+    optional={"dst": st.integers(0, 6), "src": st.integers(0, 6), "acc": st.integers(0, 6),
+              "a": st.integers(0, 6), "b": st.integers(0, 6), "a_scale": st.integers(0, 6),
+              "b_scale": st.integers(0, 6), "pad": st.sampled_from(["Zero", "Max", "Min", "Null"]),
+              "layout": st.sampled_from([0, 1, 3, 21, 30]), "canonicalize": st.integers(0, 1),
+              "scalar": st.integers(0, 2**64 - 1), "multiplier": st.integers(0, 2**32 - 1),
+              "zero_point": st.integers(0, 300)}), min_size=1, max_size=4))
+def test_direct_calls_never_raise(profile, calls):
+    # Direct calls over allocated and unallocated tiles of mixed types: a fault or an
+    # observation, never an exception; a fault changes nothing.
+    m = Machine(profile)
+    m.configure_tile(1, dtype="U8", capacity=128, cols=8, valid=(1, 2))
+    m.write_tile(1, [[7, 9]])
+    m.configure_tile(2, dtype="FP32", capacity=128, cols=8, valid=(1, 2))
+    m.write_tile(2, [[0x3F800000, 0x40000000]])
+    m.configure_tile(3, dtype="FP16", capacity=128, valid=(1, 1), layout="CUBE_M16")
+    m.write_tile(3, [[0x3C00]])
+    m.configure_tile(4, dtype="FP16", capacity=128, valid=(1, 1), layout="CUBE_N8")
+    m.write_tile(4, [[0x3C00]])
+    m.configure_tile(5, dtype="FP32", capacity=128, valid=(1, 1), layout="CUBE_M16")
+    m.write_tile(5, [[0]])
+    keys = {"TCVT": {"dst", "src", "pad", "layout", "canonicalize"},
+            "TQUANT": {"dst", "src", "multiplier", "zero_point"},
+            "TMULS": {"dst", "src", "scalar", "pad"},
+            "TGEMV_MX_ACC": {"dst", "acc", "a", "b", "a_scale", "b_scale"}}
+    program = []
+    for call in calls:
+        kept = {k: v for k, v in call.items() if k == "call" or k in keys[call["call"]]}
+        for required in {"TGEMV_MX_ACC": ("dst", "acc", "a", "b")}.get(call["call"], ("dst", "src")):
+            kept.setdefault(required, 1)
+        program.append(kept)
+    for item in program:
+        before = m.snapshot()
+        result = m.run([item])
+        assert result.fault is None or result.fault in FAULTS
+        event(result.fault or "completed")
+        after = m.snapshot()
+        if result.fault is not None:
+            assert after.same_as(before), after.differences(before)
+            continue
+        changed = {line.split()[1] for line in after.differences(before) if line.startswith("tile ")}
+        assert changed <= {str(item["dst"])}  # only the destination is written
+        assert set(after.tiles) == set(before.tiles)
