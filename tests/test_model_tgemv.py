@@ -69,6 +69,8 @@ def test_exec_001_direct():
 
 
 def test_exec_001_bundle():
+    # tests/asl/block/execution/BSTART.TGEMVMX.ACC/block-exec-bstart-tgemvmx-acc-add-001.asl:
+    # BSTART.TGEMVMX.ACC FP16, all-zero B.FPATR, bindings (C 3, A 1) then (B 2, ->D, L) -> D = 11
     m = fp16_setup()
     before = m.snapshot()
     result = m.run(FP16_BUNDLE)
