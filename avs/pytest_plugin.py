@@ -117,6 +117,9 @@ class DeviceSlot:
                 self._support[case.id] = f"{self.label}.supports raised {type(exc).__name__}: {exc}"
         return self._support[case.id]
 
+    def forget_support(self, case: Case) -> None:
+        self._support.pop(case.id, None)
+
     def observe(self, case: Case, session):
         """The device's observation of ``case``, executing it with the next cases of the run."""
         if case.id not in self._observations:
@@ -262,8 +265,8 @@ class VectorLoadFailure(Exception):
     """A malformed vector file or case."""
 
 
-class ConformanceFailure(Exception):
-    """The observation differs from the expectation."""
+class ConformanceFailure(AssertionError):
+    """The observation differs from the expectation (an assertion, so Allure reports it as failed)."""
 
 
 class DeviceFailure(Exception):
@@ -320,6 +323,16 @@ class CaseItem(pytest.Item):
             self._finish("not supported")
             pytest.skip(f"not supported: {reason}")
         observation = self.slot.observe(self.case, self.session)
+        if observation.error is not None:
+            # A device may only learn that it cannot run a case by trying (an external device's
+            # "unsupported" answer): ask again, so that is reported as not supported, not as an error.
+            self.slot.forget_support(self.case)
+            reason = self.slot.unsupported(self.case)
+            if reason is not None:
+                if self.slot.recording is not None:
+                    self.slot.recording.add_unsupported(self.slot.label, self.slot.capabilities, self.case, reason)
+                self._finish("not supported")
+                pytest.skip(f"not supported: {reason}")
         verdict = compare(self.case, observation, self.slot.capabilities.aspects)
         self.verdict = verdict
         self.user_properties.append((ASPECT_STATUS, {a: v.status for a, v in verdict.aspects.items()}))

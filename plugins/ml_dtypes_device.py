@@ -60,8 +60,11 @@ def ml_convert(bits, src: str, dst: str, rounding: str = "RNE", saturate: bool =
         raise _NotByMlDtypes("ml_dtypes has no saturating conversion (Sat=1)")
     source, target = ML_TYPES[src], ML_TYPES[dst]
     raw = np.asarray(bits, dtype=np.uint64).astype(_CARRIERS[source.itemsize])
-    with np.errstate(all="ignore"):
-        result = raw.view(source).astype(target)
+    try:
+        with np.errstate(all="ignore"):
+            result = raw.view(source).astype(target)
+    except TypeError as exc:  # ml_dtypes has no cast for some pairs (e.g. E8M0 -> E4M3)
+        raise _NotByMlDtypes(f"ml_dtypes cannot cast {src} to {dst} ({exc})") from None
     words = result.view(_CARRIERS[target.itemsize]).astype(np.uint64)
     return words, np.zeros(words.shape, dtype=np.uint8)
 
