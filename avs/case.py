@@ -97,6 +97,7 @@ class Observation:
     tiles: dict[int, TileObservation] = field(default_factory=dict)
     encoding: Optional[list[int]] = None
     error: Optional[str] = None  # set when the device failed to execute the case
+    detail: Optional[str] = None  # the device's own account of a fault (which step, why), if it gives one
 
     def to_json(self) -> dict:
         out: dict[str, Any] = {"fault": self.fault, "flags": self.flags,
@@ -105,6 +106,8 @@ class Observation:
             out["encoding"] = list(self.encoding)
         if self.error is not None:
             out["error"] = self.error
+        if self.detail is not None:
+            out["detail"] = self.detail
         return out
 
     @classmethod
@@ -126,7 +129,8 @@ class Observation:
         if flags is not None and not isinstance(flags, int):
             raise ValueError("observation 'flags' must be an integer")
         return cls(fault=fault, flags=flags, tiles=parsed,
-                   encoding=data.get("encoding"), error=data.get("error"))
+                   encoding=data.get("encoding"), error=data.get("error"),
+                   detail=data.get("detail") if isinstance(data.get("detail"), str) else None)
 
     @classmethod
     def device_error(cls, message: str) -> "Observation":

@@ -263,7 +263,10 @@ class _Checks:
         expected, observed = self.case.expect.get("fault"), self.obs.fault
         tally = _Tally("fault")
         tally.check(expected == observed, "fault", expected or "no fault", observed or "no fault")
-        return tally.verdict()
+        verdict = tally.verdict()
+        if verdict.status == FAIL and self.obs.detail:
+            verdict.diff.append(f"device says: {self.obs.detail}")
+        return verdict
 
     def flags(self) -> AspectVerdict:
         expected, observed = self.case.expect["flags"], self.obs.flags

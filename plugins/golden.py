@@ -66,7 +66,8 @@ def _observe(snap, result) -> Observation:
                                words=view.words.tolist(), defined=view.defined.tolist(),
                                storage=view.storage.tolist())
         for index, view in snap.tiles.items()}
-    return Observation(fault=result.fault, flags=snap.flags, tiles=tiles, encoding=list(result.encoding))
+    return Observation(fault=result.fault, flags=snap.flags, tiles=tiles, encoding=list(result.encoding),
+                       detail=result.detail or None)
 
 
 def open_device(arg: Optional[str]) -> GoldenDevice:
