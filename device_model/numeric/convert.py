@@ -231,7 +231,8 @@ class _NarrowingKernel:
         self.in_place = rebias == 0 and sf.sign_bit - drop + df.frac_shift == df.sign_bit
         # in place, the magnitude test runs on lane << 1 (sign shifted out)
         scale = 2 if self.in_place else 1
-        self.lowest, self.width = ct(lowest * scale), ct((limit - lowest) * scale)
+        self.lowest, self.limit = ct(lowest * scale), ct(limit * scale)
+        self.width = ct((limit - lowest) * scale)
         self.one = ct(1)
 
     def __call__(self, lane, words, flags, scratch):
@@ -242,9 +243,9 @@ class _NarrowingKernel:
             np.left_shift(lane, self.one, out=mag)
         else:
             np.bitwise_and(lane, self.sign_mask, out=mag)
-        np.subtract(mag, self.lowest, out=n)
         undecided = None
-        if n.max() >= self.width:  # some magnitude outside [lowest, limit)
+        if mag.min() < self.lowest or mag.max() >= self.limit:  # some magnitude outside [lowest, limit)
+            np.subtract(mag, self.lowest, out=n)
             undecided = np.flatnonzero(n >= self.width)
         if self.in_place:
             source = lane
