@@ -119,6 +119,12 @@ def test_integer_multiply_wraps(profile, dtype, a, s, expected):
     assert (int(words[0]), int(flags[0])) == (expected, 0)
 
 
+def test_hardware_multiply_covers_the_tmuls_float_types_only():
+    with pytest.raises(ValueError, match="HiF8"):
+        multiply([0x38], 0x38, "HiF8", "hw-ieee")
+    assert multiply([0x38], 0x38, "HiF8", "pto-v0")[0].tolist() == [0x38 * 0x38]
+
+
 def test_pto_v0_float_multiply_is_the_raw_integer_product():
     # ScalarFPBinaryProfile MUL = MultiplyWord on the encodings (low 64 bits, flags 0)
     a = [0x3F800000, 0x7FC00000, 0xFFFFFFFFFFFFFFFF]

@@ -3,8 +3,11 @@
 Written from the format definitions (asl/arch/data-types/formats/*.asl, the
 hardware profile JSON) and the conversion rules stated in the project brief
 and spec/hardware-conformance-profile.json, with Python Fractions and value
-enumeration. It imports nothing from ``device_model``: it is a second,
-structurally different implementation to compare the vectorized one with.
+enumeration. The reference part (everything above the "tests" banner)
+imports nothing from ``device_model``: it is a second, structurally
+different implementation (per-element, value grids for the narrow formats,
+closed-form neighbours for the wide ones) that the tests below compare the
+vectorized ``device_model.numeric`` with.
 """
 from __future__ import annotations
 

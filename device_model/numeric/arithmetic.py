@@ -25,6 +25,8 @@ _M32 = U64(0xFFFFFFFF)
 _FP32 = BY_NAME["FP32"]
 _FP32_NAN = U64(0x7FC00000)
 _FRAME = 62  # top bit of the aligned addition frame
+# The floating TMULS types (TileVecArithmeticDataTypeSupported, dtype-layout.asl)
+IEEE_MULTIPLY_TYPES = ("FP64", "FP32", "TF32", "HF32", "FP16", "BF16", "E4M3", "E5M2")
 
 
 def _broadcast_words(*values):
@@ -65,8 +67,8 @@ def multiply(a_bits, scalar_bits, dtype, profile="pto-v0"):
         return normalize_integer(product, t).reshape(shape), np.zeros(shape, dtype=np.uint8)
     if prof == "pto-v0":
         return (a * s).reshape(shape), np.zeros(shape, dtype=np.uint8)
-    if t.name == "E8M0":
-        raise ValueError("hw-ieee multiply is not defined for E8M0 (a scale format)")
+    if t.name not in IEEE_MULTIPLY_TYPES:
+        raise ValueError(f"hw-ieee multiply is defined for {', '.join(IEEE_MULTIPLY_TYPES)}, not {t.name}")
     words, flags = _ieee_multiply(decode_lanes(lanes(a, t.bits), t), decode_lanes(lanes(s, t.bits), t), t)
     return words.reshape(shape), flags.reshape(shape)
 
