@@ -15,7 +15,7 @@ import pytest
 
 from device_model import dtypes
 from device_model.numeric import ValueClass as C
-from device_model.numeric import canonical_nan, classify, decode, decompose, max_finite
+from device_model.numeric import canonical_nan, classify, decode, decompose, encode, max_finite
 
 # (type, raw, negative, significand, exponent) from the *-decomp-001.asl test points
 DECOMPOSITION = [
@@ -257,3 +257,18 @@ def test_fp32_and_fp64_decode_match_host_values_on_random_encodings():
     # FP64 significands are exact in float64; ldexp scales exactly (no overflow: sig < 2**53)
     ours = np.ldexp(d.sig.astype(np.float64), d.exp) * np.where(d.negative, -1.0, 1.0)
     assert np.array_equal(ours[finite], peer[finite])
+
+
+@pytest.mark.parametrize("negative, sig, exp, dtype, rounding, expected, flags", [
+    # encode(): one exact rounding of (-1)**s * sig * 2**exp (values derived by hand)
+    (False, 3, -1, "FP16", "RNE", 0x3E00, 0),  # 1.5
+    (True, 1, -149, "FP32", "RNE", 0x80000001, 0),  # -2**-149, exact subnormal
+    (False, 1, 15, "HiF8", "RNE", 0x6E, 0),  # 2**15, HiF8 max finite
+    (False, 3, 0, "E8M0", "RNE", 129, 0x10),  # 3 > sqrt(2)*2: exponent rounds up to 2
+    (True, 5, -1, "S8", "RNE", 0xFFFFFFFFFFFFFFFE, 0x10),  # -2.5 -> -2 (ties to even)
+    (False, 0, 0, "E2M1X2", "RNE", 0x0, 0), (True, 0, 0, "E2M1X2", "RNE", 0x8, 0),  # signed zeros
+    (False, (1 << 64) - 1, 0, "FP32", "RTZ", 0x5F7FFFFF, 0x10),  # 2**64 - 1 truncated to 24 bits
+])
+def test_encode_exact_values(negative, sig, exp, dtype, rounding, expected, flags):
+    words, fl = encode(negative, sig, exp, dtype, rounding)
+    assert (int(words[0]), int(fl[0])) == (expected, flags)
