@@ -1,0 +1,203 @@
+"""Expectations from an observation, and reproducer vector files.
+
+A campaign judges a device against the golden model by turning the golden
+observation into the ``expect`` block of a vector (every aspect the golden model
+observed) and running the ordinary comparator. The same block, with the case's
+state and program, is written as a reproducer file in the vector format, so
+``pytest avs/ --vectors-only --vectors DIR --device NAME`` replays the
+disagreement. A reproducer is not a conformance vector: its expectations are the
+golden model's, labelled so in ``source`` and ``provenance``.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from avs.case import Case, Observation
+from avs.tile_state import element_bits
+from device_model.layouts import is_cube
+
+REPRODUCER_SOURCE = "golden-model"  # vectors/schema.json case.source (requested from the lead)
+DESCRIPTOR_FIELDS = ("dtype", "layout", "location", "rows", "cols", "valid", "capacity", "mask")
+OPERATION_EXERCISES = {
+    "TCVT": ["ADR-0047", "ADR-0083", "PTO-INST-TILE-TCVT"],
+    "TQUANT": ["ADR-0047", "ADR-0083", "PTO-INST-TILE-TQUANT"],
+    "TMULS": ["ADR-0047", "ADR-0081", "PTO-INST-TILE-TMULS"],
+    "TGEMV_MX_ACC": ["ADR-0065", "ADR-0079", "PTO-INST-TILE-TGEMV-MX-ACC"],
+}
+
+
+def _storage_map(layout: str, dtype: str, rows: int, cols: int) -> np.ndarray:
+    from device_model.dtypes import dtype as lookup
+    from device_model.layouts import cube_index_map, ordinary_index_map
+
+    bits = lookup(dtype).bits
+    return cube_index_map(layout, bits, rows, cols) if is_cube(layout) else ordinary_index_map(layout, bits, rows, cols)
+
+
+def tile_expectation(index: int, tile) -> dict:
+    """Everything observed of one tile as a vector ``expect.tiles[]`` entry."""
+    out = {"index": index}
+    for name in DESCRIPTOR_FIELDS:
+        value = getattr(tile, name)
+        if value is not None:
+            out[name] = list(value) if name == "valid" else value
+    if tile.words is None or tile.defined is None:
+        return out
+    words = np.array(tile.words, dtype=np.uint64)
+    defined = np.array(tile.defined, dtype=bool)
+    valid_rows, valid_cols = tile.valid
+    mask = np.uint64((1 << element_bits(tile.dtype)) - 1)
+    region, region_defined = words[:valid_rows, :valid_cols], defined[:valid_rows, :valid_cols]
+    elements = {}
+    if region_defined.all():
+        out["data"] = (region & mask).tolist()
+        out["words"] = region.tolist()
+    else:
+        for r, c in np.ndindex(region.shape):
+            elements[f"{r},{c}"] = ({"value": int(region[r, c] & mask)} if region_defined[r, c]
+                                    else {"defined": False})
+    outside = np.ones(words.shape, dtype=bool)
+    outside[:valid_rows, :valid_cols] = False
+    if outside.any():
+        pad_defined, pad_values = defined[outside], (words & mask)[outside]
+        if not pad_defined.any():
+            out["padding"] = {"defined": False}
+        elif pad_defined.all() and (pad_values == pad_values[0]).all():
+            out["padding"] = {"defined": True, "value": int(pad_values[0])}
+        else:
+            for r, c in zip(*np.nonzero(outside)):
+                elements[f"{r},{c}"] = ({"value": int(words[r, c] & mask), "defined": True} if defined[r, c]
+                                        else {"defined": False})
+    if elements:
+        out["elements"] = elements
+    if tile.storage is not None and tile.layout != "RowMajor":
+        # Where the valid region lies in storage pins the layout (padding holds one value).
+        index_map = _storage_map(tile.layout, tile.dtype, *words.shape)
+        storage = np.array(tile.storage, dtype=np.uint64)
+        out["storage"] = {int(index_map[r, c]): int(storage[index_map[r, c]] & mask)
+                          for r, c in zip(*np.nonzero(region_defined))}
+    return out
+
+
+def expectation(observation: Observation) -> dict:
+    """The ``expect`` block that holds exactly what ``observation`` shows."""
+    expect = {"fault": observation.fault}
+    if observation.flags is not None:
+        expect["flags"] = observation.flags
+    if observation.encoding is not None:
+        expect["encoding"] = list(observation.encoding)
+    expect["allocated"] = sorted(observation.tiles)
+    expect["tiles"] = [tile_expectation(i, t) for i, t in sorted(observation.tiles.items())]
+    return expect
+
+
+def judged_case(case: Case, expect: dict) -> Case:
+    """``case`` with ``expect`` as its expectations."""
+    from dataclasses import replace
+
+    return replace(case, expect=expect)
+
+
+# ---------------------------------------------------------------------------
+# writing
+
+
+class _Hex(int):
+    """An integer written in hex (bit patterns)."""
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Dumper.add_representer(_Hex, lambda dumper, value: dumper.represent_scalar("tag:yaml.org,2002:int", hex(value)))
+_Dumper.add_representer(str, lambda dumper, value: dumper.represent_scalar(
+    "tag:yaml.org,2002:str", value, style="|" if "\n" in value else None))
+
+
+def _hex_grid(grid):
+    return [[_Hex(v) for v in row] for row in grid]
+
+
+def _yaml_state(state: dict) -> dict:
+    tiles = []
+    for tile in state["tiles"]:
+        out = {k: v for k, v in tile.items() if v is not None}
+        if "data" in out:
+            out["data"] = _hex_grid(out["data"])
+        if "fill" in out:
+            out["fill"] = _Hex(out["fill"])
+        tiles.append(out)
+    return {"tile_capacity": state["tile_capacity"], "status": _Hex(state["status"]),
+            "gprs": {k: _Hex(v) for k, v in state["gprs"].items()}, "tiles": tiles}
+
+
+def _yaml_expect(expect: dict) -> dict:
+    out = dict(expect)
+    if "flags" in out:
+        out["flags"] = _Hex(out["flags"])
+    if "encoding" in out:
+        out["encoding"] = [_Hex(w) for w in out["encoding"]]
+    tiles = []
+    for tile in expect.get("tiles", []):
+        t = dict(tile)
+        for name in ("data", "words"):
+            if name in t:
+                t[name] = _hex_grid(t[name])
+        if "value" in t.get("padding", {}):
+            t["padding"] = {**t["padding"], "value": _Hex(t["padding"]["value"])}
+        if "elements" in t:
+            t["elements"] = {k: {**e, **({"value": _Hex(e["value"])} if "value" in e else {})}
+                             for k, e in t["elements"].items()}
+        if "storage" in t:
+            t["storage"] = {k: _Hex(v) for k, v in t["storage"].items()}
+        tiles.append(t)
+    out["tiles"] = tiles
+    return out
+
+
+def reproducer_id(operation: str, case: Case) -> str:
+    """``PTO-AVS-X-FUZZ-<OP>-<8 hex digits of the case's state and program>``."""
+    digest = hashlib.sha256(json.dumps([case.state, list(case.program)], sort_keys=True, default=str)
+                            .encode()).hexdigest()[:8].upper()
+    return f"PTO-AVS-X-FUZZ-{operation.replace('_', '-')}-{digest}"
+
+
+def write_reproducer(directory: Path, case: Case, golden_expect: dict, *, device: str, profile: str,
+                     command: str, disagreement: str) -> Path:
+    """Write one reproducer vector file; returns its path."""
+    vector_id = reproducer_id(case.operation, case)
+    document = {
+        "format": "pto-avs-vector/1",
+        "id": vector_id,
+        "operation": case.operation,
+        "kind": "fault" if golden_expect.get("fault") else "execution",
+        "summary": f"Differential-campaign reproducer: {device} disagrees with the golden model ({profile})",
+        "exercises": OPERATION_EXERCISES[case.operation],
+        "provenance": (f"Written by `{command}`. The expectations are the GOLDEN MODEL's observation "
+                       f"(golden:{profile}) of this case, not values from the spec: this file documents a "
+                       f"disagreement to investigate, it is not a conformance vector. Decide from the spec "
+                       f"which side is right before turning it into one."),
+        "cases": [{
+            "name": "reproducer",
+            "description": f"{device} vs golden:{profile}: {disagreement}",
+            "profiles": [profile],
+            "source": REPRODUCER_SOURCE,
+            "reference": f"golden:{profile} observation ({command})",
+            "state": _yaml_state(case.state),
+            "program": "\n".join(case.program) + "\n",
+            "expect": _yaml_expect(golden_expect),
+        }],
+    }
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{vector_id}.yaml"
+    text = yaml.dump(document, Dumper=_Dumper, sort_keys=False, default_flow_style=None, width=120)
+    temporary = path.with_suffix(".yaml.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(path)
+    return path
