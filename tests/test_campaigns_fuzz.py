@@ -1,0 +1,151 @@
+"""Differential campaigns (avs/campaigns/fuzz.py, scenarios.py, reproducer.py).
+
+The golden model compared with itself must agree on every generated example
+(so the expectation built from an observation captures all of it); a mutant
+with a known bug must disagree, and the reproducer written for it must replay
+the disagreement through the ordinary loader and comparator. Where a
+reproducer's value is checked, the expected value comes from integer arithmetic
+on the reproducer's own inputs (TMULS integers wrap modulo 2^width), not from
+the golden model.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+
+from avs import loader
+from avs.campaigns import fuzz
+from avs.campaigns.reproducer import REPRODUCER_SOURCE
+from avs.campaigns.scenarios import OPERATIONS, scenarios
+from avs.compare import compare
+from device_model import dtypes
+from plugins.base import open_device
+
+
+def campaign(device: str, operation: str, examples: int, seed: int = 11) -> fuzz.CampaignResult:
+    judge = fuzz.Judge(open_device(device), open_device(f"golden:{open_device(device).capabilities.profile}"))
+    result = fuzz.CampaignResult()
+    fuzz.generate(judge, scenarios(operation, judge.device.capabilities.dtypes), examples, seed, result)
+    return result
+
+
+@pytest.mark.parametrize("profile", ["pto-v0", "hw-ieee"])
+@pytest.mark.parametrize("operation", OPERATIONS)
+def test_golden_model_agrees_with_itself(operation, profile):
+    result = campaign(f"golden:{profile}", operation, 40)
+    assert result.examples == 40
+    assert result.refused == 0 and not result.golden_errors, result.golden_errors[:1]
+    assert result.disagreements == 0, [d.report for d in result.first.values()][:1]
+
+
+@pytest.mark.parametrize("operation", OPERATIONS)
+def test_scenarios_are_mostly_legal_with_some_faults(operation):
+    """The generator exercises both the numeric paths (no fault) and the fault paths."""
+    golden = open_device("golden:pto-v0")
+    judge = fuzz.Judge(golden, golden)
+    faults = Counter()
+
+    from hypothesis import HealthCheck, given, settings
+
+    @settings(max_examples=120, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(scenarios(operation))
+    def tally(scenario):
+        observation = golden.execute(judge.case(scenario))
+        assert observation.error is None, observation.error
+        faults[observation.fault] += 1
+
+    tally()
+    legal = faults[None]
+    assert legal >= sum(faults.values()) // 2, faults
+    assert len(faults) >= 2, faults  # at least one fault class besides "no fault"
+
+
+def _load_reproducer(path: Path, monkeypatch):
+    """Load a reproducer with the loader. Until vectors/schema.json lists the source
+    'golden-model', the schema is extended by exactly that value (nothing else)."""
+    schema = json.loads(loader.SCHEMA_PATH.read_text())
+    sources = schema["$defs"]["case"]["properties"]["source"]["enum"]
+    if REPRODUCER_SOURCE not in sources:
+        sources.append(REPRODUCER_SOURCE)
+        extended = path.parent / "schema-with-golden-model.json"
+        extended.write_text(json.dumps(schema))
+        validator = loader.schema_validator(extended)
+        monkeypatch.setattr(loader, "schema_validator", lambda *args: validator)
+    loaded = loader.load_file(path)
+    assert loaded.error is None, loaded.error
+    assert [type(e).__name__ for e in loaded.entries] == ["Case"], [getattr(e, "message", e) for e in loaded.entries]
+    return loaded.cases[0]
+
+
+def test_campaign_against_mutant_writes_replayable_reproducer(tmp_path, monkeypatch):
+    result = fuzz.run_campaign("mutant:tmuls-int-saturates", "TMULS", 120, 3, tmp_path, "pto-avs fuzz (test)")
+    assert result.examples == 120 and result.disagreements > 0
+    assert result.written and all(p.parent == tmp_path for p in result.written)
+    kinds = {signature[1] for signature in result.kinds}
+    assert ("payload",) in kinds  # a saturated product differs from the wrapped one
+
+    payload_kind = next(s for s in result.kinds if s[1] == ("payload",))
+    disagreement, _ = result.shrunk[payload_kind]
+    path = tmp_path / f"{fuzz.disagreement_id(disagreement)}.yaml"
+    raw = yaml.safe_load(path.read_text())
+    assert raw["id"].startswith("PTO-AVS-X-FUZZ-TMULS-")
+    assert raw["cases"][0]["source"] == REPRODUCER_SOURCE and "GOLDEN MODEL" in raw["provenance"]
+    case = _load_reproducer(path, monkeypatch)
+
+    golden, mutant = open_device("golden:pto-v0"), open_device("mutant:tmuls-int-saturates")
+    assert compare(case, golden.execute(case), golden.capabilities.aspects).outcome == "pass"
+    verdict = compare(case, mutant.execute(case), mutant.capabilities.aspects)
+    assert verdict.outcome == "fail" and "payload" in verdict.failed
+
+    # The reproducer's expected products are the wrapped integer products (TMULS contract).
+    source = case.state["tiles"][0]
+    t = dtypes.dtype(source["dtype"])
+    scalar = case.state["gprs"][5] & t.mask
+    destination = next(tile for tile in case.expect["tiles"] if tile["index"] not in
+                       {s["index"] for s in case.state["tiles"]})
+    wrapped = [[(a & t.mask) * scalar & t.mask for a in row] for row in source["data"]]
+    if not t.signed:
+        assert destination["data"] == wrapped
+    else:
+        def signed(v):
+            return v - (1 << t.bits) if v >> (t.bits - 1) else v
+
+        assert destination["data"] == [[(signed(a & t.mask) * signed(scalar)) & t.mask for a in row]
+                                       for row in source["data"]]
+
+
+def test_ml_dtypes_campaign_counts_unsupported_examples():
+    result = campaign("ml_dtypes", "TCVT", 60)
+    assert result.examples == 60
+    assert result.unsupported > 0  # rounding modes other than RNE and Sat=1 are outside ml_dtypes
+    assert result.examples == result.agreed + result.unsupported + result.refused + result.disagreements
+
+
+def test_cli_reports_counts_and_writes_reproducers(tmp_path, capsys):
+    out = tmp_path / "fuzz-out"
+    status = fuzz.main(["--device", "mutant:legality-as-allocation", "--op", "TCVT", "--examples", "100",
+                        "--seed", "2", "--out", str(out)])
+    text = capsys.readouterr().out
+    assert status == 1
+    assert "--seed 2" in text.splitlines()[0]
+    assert "examples: 100 (" in text
+    assert "fault differ (golden Fault_TileLegality, device Fault_TileAllocation)" in text
+    assert "distinct shrunk reproducers:" in text and "time: generation" in text
+    written = sorted(out.glob("PTO-AVS-X-FUZZ-TCVT-*.yaml"))
+    assert written and f"{len(written)} written" in text
+
+
+def test_cli_golden_against_itself_exits_zero(tmp_path, capsys):
+    assert fuzz.main(["--device", "golden:pto-v0", "--op", "TQUANT", "--examples", "30", "--seed", "4",
+                      "--out", str(tmp_path)]) == 0
+    assert "disagreements: 0 in 0 kind(s)" in capsys.readouterr().out
+    assert not list(tmp_path.iterdir())
+
+
+def test_cli_refuses_unknown_device(tmp_path, capsys):
+    assert fuzz.main(["--device", "no-such-device", "--op", "TCVT", "--out", str(tmp_path)]) == 2
+    assert "unknown device 'no-such-device'" in capsys.readouterr().err
