@@ -130,10 +130,6 @@ class BlockState:
 # ----------------------------------------------------------------------------
 # Commands
 
-def _begin(block: BlockState, operation: Optional[str], matrix: bool, data_type) -> BlockState:
-    return BlockState(active=True, operation=operation, matrix=matrix, data_type=data_type)
-
-
 def execute(decoded: Decoded, state: MachineState, block: BlockState, profile: str):
     """Execute one decoded command. Returns (state, block); raises Fault or Unmodelled."""
     if not decoded.form.modelled:
@@ -151,8 +147,8 @@ def execute(decoded: Decoded, state: MachineState, block: BlockState, profile: s
         if block.active:
             state = commit(state, block, profile)
         modelled = operation in ("TCVT", "TQUANT", "TMULS", "TGEMV_MX_ACC")
-        block = _begin(block, operation if modelled else None, key != "BSTART.TEPL",
-                       dtypes.BY_CODE[f["DataType"]])
+        block = BlockState(active=True, operation=operation if modelled else None,
+                           matrix=key != "BSTART.TEPL", data_type=dtypes.BY_CODE[f["DataType"]])
         if not modelled:
             raise Unmodelled(f"{operation} is outside the modelled operations")
         return state, block
