@@ -140,10 +140,6 @@ def _header(cov: Coverage) -> list[str]:
     ]
 
 
-def _project_vectors(row: AdrRow) -> list[str]:
-    return [v for v in row.vectors if v not in row.spec_tests]
-
-
 def to_markdown(cov: Coverage) -> str:
     lines = ["# ADR coverage", ""] + [f"{line}  " for line in _header(cov)] + [""]
     cols = ["ADR", "Title", "Status", "Operations", "Spec tests with vector", "Vector files", "Cases"]

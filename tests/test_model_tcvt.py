@@ -14,9 +14,6 @@ from device_model.encoding.names import LAYOUT_TRANSFORMS, TEPL_OPS
 from device_model.machine import Machine
 from device_model.padding import pad_word
 
-RMODES = ["RNE", "RTM", "RTP", "RTZ", "RNA", "RTO", "RHB"]
-
-
 def bundle(src_type, datr, lb0, lb2=None, lb1=None, source="T1", size=1, mask="1111", hand="T"):
     lines = [f"BSTART.VEC TCVT, {src_type}"]
     if datr is not None:
