@@ -333,7 +333,7 @@ def e8m0_probes() -> list[Fraction]:
             Fraction(5, 4) * p(-126), Fraction(3, 2) * p(126), p(127), Fraction(5, 4) * p(127)]
 
 
-def int_source_probes(src: str, dst: str) -> list[Fraction]:
+def int_source_probes(dst: str) -> list[Fraction]:
     """Integers for a wide integer source: precision and range edges of the destination."""
     d = ref.fmt(dst)
     out = []
@@ -368,7 +368,7 @@ def tcvt_inputs(src: str, dst: str, name: str) -> list[int]:
         return all_valid_codes(src)
     d = ref.fmt(dst)
     if s.is_int:
-        candidates = int_source_probes(src, dst)
+        candidates = int_source_probes(dst)
     elif d.kind == "e8m0":
         candidates = [sign * m for m in e8m0_probes() for sign in (1, -1)]
     elif d.is_int:

@@ -661,7 +661,6 @@ def quantize(x_bits: int, multiplier_bits: int, zero_point: int, dst: str, mode:
 
 
 TMULS_FLOAT_TYPES = ("FP64", "FP32", "TF32", "HF32", "FP16", "BF16", "E4M3", "E5M2")
-TMULS_INT_TYPES = ("S64", "S32", "S16", "S8", "U64", "U32", "U16", "U8")
 
 
 def multiply(name: str, a_bits: int, b_bits: int) -> tuple[int, int]:
