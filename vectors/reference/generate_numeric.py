@@ -183,6 +183,27 @@ def flags_or(results) -> int:
     return out
 
 
+def generated_case(name: str, description: str, profiles: list[str], state: dict, program: str,
+                   flags: int, sources: list[int], result: dict) -> dict:
+    """One successful bundle case: destination tile 0 (``result``) written from ``sources``."""
+    return {
+        "name": name,
+        "description": description,
+        "profiles": Flow(profiles),
+        "source": "reference-generator",
+        "reference": COMMAND,
+        "state": state,
+        "program": Block(program),
+        "expect": {
+            "fault": None,
+            "flags": Hex(flags),
+            "allocated": Flow([0] + sources),
+            "unchanged": Flow(sources),
+            "tiles": [{"index": 0, **result}],
+        },
+    }
+
+
 def exact_bits(dtype: str, x: Fraction):
     """The encoding of the exact value x in dtype, or None when x is not representable."""
     f = ref.fmt(dtype)
@@ -439,28 +460,12 @@ def tcvt_case(src: str, dst: str, mode: str, sat: int, *, canon: bool = False, s
     src_tile["data"] = grid(src, rows)
     state["tiles"] = [src_tile]
     padding = FlowMap(defined=True, value=Hex(0)) if pad == "Zero" else FlowMap(defined=False)
-    return {
-        "name": name,
-        "description": description,
-        "profiles": Flow(["pto-v0", "hw-ieee"] if both else ["hw-ieee"]),
-        "source": "reference-generator",
-        "reference": COMMAND,
-        "state": state,
-        "program": Block(program),
-        "expect": {
-            "fault": None,
-            "flags": Hex(status | flags_or(r for row in results for r in row)),
-            "allocated": Flow([0, 1]),
-            "unchanged": Flow([1]),
-            "tiles": [{
-                "index": 0, "dtype": dst, "layout": "RowMajor", "location": "Any",
-                "rows": TCVT_ROWS, "cols": TCVT_COLS, "valid": Flow([vr, vc]),
-                "capacity": dst_cap,
-                **expect_values(dst, [[b for b, _ in row] for row in results]),
-                "padding": padding,
-            }],
-        },
-    }
+    return generated_case(
+        name, description, ["pto-v0", "hw-ieee"] if both else ["hw-ieee"], state, program,
+        status | flags_or(r for row in results for r in row), [1],
+        {"dtype": dst, "layout": "RowMajor", "location": "Any", "rows": TCVT_ROWS,
+         "cols": TCVT_COLS, "valid": Flow([vr, vc]), "capacity": dst_cap,
+         **expect_values(dst, [[b for b, _ in row] for row in results]), "padding": padding})
 
 
 def modes(spec: str) -> list[tuple[str, int]]:
@@ -655,27 +660,11 @@ def tquant_case(dst: str, mode: str, sat: int, multiplier: int | None, zp: int,
                    + ": ties, quarter points, wrap/clamp range, NaN, infinities, subnormals. "
                    "SPEC-CHOICE: hw-ieee decision 14 (one rounding of the exact x*m+zp; NaN/Inf "
                    "NV with the indefinite value or Sat endpoints; no OF).")
-    return {
-        "name": name,
-        "description": description,
-        "profiles": Flow(["hw-ieee"]),
-        "source": "reference-generator",
-        "reference": COMMAND,
-        "state": state,
-        "program": Block("\n".join(lines)),
-        "expect": {
-            "fault": None,
-            "flags": Hex(status | flags_or(results)),
-            "allocated": Flow([0, 1]),
-            "unchanged": Flow([1]),
-            "tiles": [{
-                "index": 0, "dtype": dst, "layout": "RowMajor", "location": "Any",
-                "rows": 2, "cols": 64, "valid": Flow([1, n]), "capacity": 128,
-                **expect_values(dst, [[b for b, _ in results]]),
-                "padding": FlowMap(defined=False),
-            }],
-        },
-    }
+    return generated_case(
+        name, description, ["hw-ieee"], state, "\n".join(lines), status | flags_or(results), [1],
+        {"dtype": dst, "layout": "RowMajor", "location": "Any", "rows": 2, "cols": 64,
+         "valid": Flow([1, n]), "capacity": 128, **expect_values(dst, [[b for b, _ in results]]),
+         "padding": FlowMap(defined=False)})
 
 
 def tquant_file() -> dict:
@@ -773,27 +762,13 @@ def tmuls_case(dtype: str, label: str, scalar: int, status: int = 0) -> dict:
                        "canonical NaN, NV/OF/UF/NX (tininess after rounding). "
                        "SPEC-CHOICE: hw-ieee decisions 1" + (", 2" if dtype == "E4M3" else "")
                        + ", 10, 11 (no B.DATR, so Sat=0).")
-    return {
-        "name": name,
-        "description": description,
-        "profiles": Flow(["pto-v0", "hw-ieee"] if f.is_int else ["hw-ieee"]),
-        "source": "reference-generator",
-        "reference": COMMAND,
-        "state": state,
-        "program": Block(program),
-        "expect": {
-            "fault": None,
-            "flags": Hex(status | flags_or(r for row in results for r in row)),
-            "allocated": Flow([0, 1]),
-            "unchanged": Flow([1]),
-            "tiles": [{
-                "index": 0, "dtype": dtype, "layout": "RowMajor", "location": "Any",
-                "rows": phys_rows, "cols": TCVT_COLS, "valid": Flow([vr, vc]), "capacity": cap,
-                **expect_values(dtype, [[b for b, _ in row] for row in results]),
-                "padding": FlowMap(defined=False),
-            }],
-        },
-    }
+    return generated_case(
+        name, description, ["pto-v0", "hw-ieee"] if f.is_int else ["hw-ieee"], state, program,
+        status | flags_or(r for row in results for r in row), [1],
+        {"dtype": dtype, "layout": "RowMajor", "location": "Any", "rows": phys_rows,
+         "cols": TCVT_COLS, "valid": Flow([vr, vc]), "capacity": cap,
+         **expect_values(dtype, [[b for b, _ in row] for row in results]),
+         "padding": FlowMap(defined=False)})
 
 
 def tmuls_file() -> dict:
@@ -902,27 +877,11 @@ def tgemv_case(a_type: str, b_type: str, name: str, k: int, n: int, *, a=None, b
                    + "SPEC-CHOICE: the status is the OR of the IEEE flags of every fused step "
                    "(the profile's exception model; it has no CUBE-specific rule); a 0xFF scale "
                    "and a NaN left by an earlier step are quiet NaN operands (no NV).")
-    return {
-        "name": name,
-        "description": description,
-        "profiles": Flow(["hw-ieee"]),
-        "source": "reference-generator",
-        "reference": COMMAND,
-        "state": {"tiles": tiles},
-        "program": Block("\n".join(lines)),
-        "expect": {
-            "fault": None,
-            "flags": Hex(flags),
-            "allocated": Flow([0] + sources),
-            "unchanged": Flow(sources),
-            "tiles": [{
-                "index": 0, "dtype": "FP32", "layout": "CUBE_M16", "location": "Matrix",
-                "rows": 16, "cols": -(-n // 2) * 2, "valid": Flow([1, n]), "capacity": c_cap,
-                "data": [Flow(Hex(x) for x in d)],
-                "padding": FlowMap(defined=False),
-            }],
-        },
-    }
+    return generated_case(
+        name, description, ["hw-ieee"], {"tiles": tiles}, "\n".join(lines), flags, sources,
+        {"dtype": "FP32", "layout": "CUBE_M16", "location": "Matrix", "rows": 16,
+         "cols": -(-n // 2) * 2, "valid": Flow([1, n]), "capacity": c_cap,
+         "data": [Flow(Hex(x) for x in d)], "padding": FlowMap(defined=False)})
 
 
 def tgemv_special_cases() -> list[dict]:
