@@ -313,26 +313,26 @@ class CaseItem(pytest.Item):
         self.outcome = outcome
         self.user_properties.append((OUTCOME, outcome))
 
+    def _skip_if_unsupported(self) -> None:
+        """Ask the device whether it supports the case; if not, record that and skip."""
+        reason = self.slot.unsupported(self.case)
+        if reason is None:
+            return
+        if self.slot.recording is not None:
+            self.slot.recording.add_unsupported(self.slot.label, self.slot.capabilities, self.case, reason)
+        self._finish("not supported")
+        pytest.skip(f"not supported: {reason}")
+
     def runtest(self):
         from avs.compare import compare
 
-        reason = self.slot.unsupported(self.case)
-        if reason is not None:
-            if self.slot.recording is not None:
-                self.slot.recording.add_unsupported(self.slot.label, self.slot.capabilities, self.case, reason)
-            self._finish("not supported")
-            pytest.skip(f"not supported: {reason}")
+        self._skip_if_unsupported()
         observation = self.slot.observe(self.case, self.session)
         if observation.error is not None:
             # A device may only learn that it cannot run a case by trying (an external device's
             # "unsupported" answer): ask again, so that is reported as not supported, not as an error.
             self.slot.forget_support(self.case)
-            reason = self.slot.unsupported(self.case)
-            if reason is not None:
-                if self.slot.recording is not None:
-                    self.slot.recording.add_unsupported(self.slot.label, self.slot.capabilities, self.case, reason)
-                self._finish("not supported")
-                pytest.skip(f"not supported: {reason}")
+            self._skip_if_unsupported()
         verdict = compare(self.case, observation, self.slot.capabilities.aspects)
         self.verdict = verdict
         self.user_properties.append((ASPECT_STATUS, {a: v.status for a, v in verdict.aspects.items()}))
