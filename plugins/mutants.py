@@ -385,15 +385,12 @@ def _tmuls_int_saturates():
                 return original(a_bits, scalar_bits, dtype, profile=profile)
             a = np.asarray(a_bits, dtype=np.uint64)
 
-            def value(word):
-                low = int(word) & t.mask
-                return low - (1 << t.bits) if t.signed and low >> (t.bits - 1) else low
+            def values(words):  # exact Python integers (object arrays): products need up to 128 bits
+                low = (np.atleast_1d(np.asarray(words, dtype=np.uint64)) & np.uint64(t.mask)).astype(object)
+                return np.where(low >> (t.bits - 1), low - (1 << t.bits), low) if t.signed else low
 
-            scalar = value(scalar_bits)
-            products = [min(max(value(w) * scalar, t.int_min), t.int_max) & ((1 << 64) - 1)
-                        for w in a.reshape(-1)]
-            return (np.array(products, dtype=np.uint64).reshape(a.shape),
-                    np.zeros(a.shape, dtype=np.uint8))
+            products = np.clip(values(a) * values(scalar_bits), t.int_min, t.int_max) & ((1 << 64) - 1)
+            return products.astype(np.uint64), np.zeros(a.shape, dtype=np.uint8)
         return multiply
 
     return (Patch("device_model.ops.tmuls:multiply", make),)

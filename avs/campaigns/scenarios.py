@@ -175,14 +175,11 @@ TCVT_DEFECTS = ("lb0-off-by-one", "capacity-exhausted", "lb1-zero", "lb0-twice",
 
 
 def _tcvt(names):
-    sources = tuple(n for n in names)
-    targets = tuple(n for n in names)
-
     @st.composite
     def draw_tcvt(draw):
         defect = _defect(draw, TCVT_DEFECTS)
-        src = draw(st.sampled_from(sources))
-        dst = draw(st.sampled_from(targets + ("DTYPE_NONE",)))
+        src = draw(st.sampled_from(names))
+        dst = draw(st.sampled_from(names + ("DTYPE_NONE",)))
         effective = src if dst == "DTYPE_NONE" else dst
         sbits, dbits = dtypes.dtype(src).bits, dtypes.dtype(effective).bits
         transform = draw(st.sampled_from(("NORM",) * len(TRANSFORMS) + TRANSFORMS))
@@ -370,7 +367,7 @@ def _tgemv(names):
         order.append(22)
         if right in MX_SCALED:
             rows = [scales[blocks + i * n:blocks + (i + 1) * n] for i in range(blocks)]
-            tiles.append(_tile(24, "E8M0", 128 if blocks * 8 <= 128 else 256, 8, (blocks, n), rows))
+            tiles.append(_tile(24, "E8M0", 128, 8, (blocks, n), rows))
             order.append(24)
         size_code = draw(st.integers(1, 10)) if defect == "size-code" else _size_code(c_tile["capacity"])
         body = [] if right == left else [f"B.DATR {right}"]
