@@ -56,6 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
               lambda p: p.add_argument("words", nargs="*", help="words, e.g. 0xd9b19181; stdin when omitted"))
     from reports import bringup  # the bring-up comparison (reports/bringup.py)
     _register(subparsers, "compare", bringup.run, bringup.DESCRIPTION, bringup.add_arguments)
+    from avs.campaigns import fuzz, mutation, sweep  # mutation self-test and campaigns
+    _register(subparsers, "mutants", mutation.run, mutation.DESCRIPTION, mutation.add_arguments)
+    _register(subparsers, "fuzz", fuzz.run, fuzz.DESCRIPTION, fuzz.add_arguments)
+    _register(subparsers, "sweep", sweep.run, sweep.DESCRIPTION, sweep.add_arguments)
     from reports import coverage, render  # ADR coverage and the Allure 3 HTML report
     _register(subparsers, "coverage", coverage.run, coverage.DESCRIPTION, coverage.add_arguments)
     _register(subparsers, "allure-html", render.run, render.DESCRIPTION, render.add_arguments)

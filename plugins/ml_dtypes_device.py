@@ -54,7 +54,7 @@ def ml_convert(bits, src: str, dst: str, rounding: str = "RNE", saturate: bool =
     """Convert raw encodings with ml_dtypes; same signature and result shape as the model's ``convert``."""
     if src not in ML_TYPES or dst not in ML_TYPES:
         raise _NotByMlDtypes(f"ml_dtypes has no {src if src not in ML_TYPES else dst}")
-    if rounding != "RNE":
+    if rounding not in ("RNE", "NONE"):  # NONE: TCVT's default, RNE for a floating destination
         raise _NotByMlDtypes(f"ml_dtypes rounds only to nearest even, not {rounding}")
     if saturate:
         raise _NotByMlDtypes("ml_dtypes has no saturating conversion (Sat=1)")
