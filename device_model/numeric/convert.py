@@ -27,6 +27,9 @@ range rules). Project choices where the profile is silent:
 """
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from ..dtypes import DataType, dtype as _dtype
@@ -106,6 +109,8 @@ def _reference(flat, s: DataType, d: DataType, mode, saturate):
 
 
 CHUNK = 1 << 18  # elements per block: temporaries stay in cache, few Python-level steps
+WORKERS = min(os.cpu_count() or 1, 4)  # numpy releases the GIL inside each block operation
+_POOL = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="pto-avs-convert") if WORKERS > 1 else None
 
 
 class _Scratch:
@@ -122,17 +127,29 @@ def _blockwise(kernel, lane, fallback):
 
     ``kernel(lane_block, words_block, flags_block, scratch)`` fills its blocks
     and returns the block indices it could not decide (or None);
-    ``fallback(lanes)`` returns ``(words, flags)`` for those.
+    ``fallback(lanes)`` returns ``(words, flags)`` for those. Arrays of several
+    blocks are split into contiguous parts, one per worker thread.
     """
     words = np.empty(lane.shape, dtype=U64)
     flags = np.empty(lane.shape, dtype=np.uint8)
-    scratch = _Scratch(lane.dtype, min(CHUNK, lane.size))
-    rest = []
-    for start in range(0, lane.size, CHUNK):
-        stop = start + CHUNK
-        undecided = kernel(lane[start:stop], words[start:stop], flags[start:stop], scratch)
-        if undecided is not None:
-            rest.append(undecided + start)
+
+    def run_part(start, stop):
+        scratch = _Scratch(lane.dtype, min(CHUNK, stop - start))
+        rest = []
+        for first in range(start, stop, CHUNK):
+            last = min(first + CHUNK, stop)
+            undecided = kernel(lane[first:last], words[first:last], flags[first:last], scratch)
+            if undecided is not None:
+                rest.append(undecided + first)
+        return rest
+
+    blocks = -(-lane.size // CHUNK)
+    parts = min(WORKERS, blocks)
+    if parts > 1:
+        bounds = [lane.size * i // parts for i in range(parts + 1)]
+        rest = [r for part in _POOL.map(run_part, bounds[:-1], bounds[1:]) for r in part]
+    else:
+        rest = run_part(0, lane.size)
     if rest:
         rest = np.concatenate(rest)
         words[rest], flags[rest] = fallback(lane[rest])
