@@ -124,7 +124,6 @@ BY_NAME = {t.name: t for t in _TYPES}
 BY_CODE = {t.code: t for t in _TYPES}
 ALL = _TYPES
 NAMES = tuple(t.name for t in _TYPES)
-FLOAT_TYPES = tuple(t for t in _TYPES if t.is_float)
 INTEGER_TYPES = tuple(t for t in _TYPES if t.is_integer)
 
 

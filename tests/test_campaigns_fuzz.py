@@ -35,7 +35,10 @@ def campaign(device: str, operation: str, examples: int, seed: int = 11) -> fuzz
 
 @pytest.mark.parametrize("profile", ["pto-v0", "hw-ieee"])
 @pytest.mark.parametrize("operation", OPERATIONS)
-def test_golden_model_agrees_with_itself(operation, profile):
+def test_identical_devices_yield_no_disagreement(operation, profile):
+    """No false alarms: the judge sees no disagreement, refusal or golden-model
+    error when the device under test is the golden model itself, so every
+    disagreement a real campaign reports is the device's."""
     result = campaign(f"golden:{profile}", operation, 40)
     assert result.examples == 40
     assert result.refused == 0 and not result.golden_errors, result.golden_errors[:1]
