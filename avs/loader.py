@@ -24,6 +24,7 @@ from jsonschema.exceptions import ValidationError, best_match
 from avs import spec_data
 from avs.case import PROFILES, Case
 from avs.tile_state import CUBE_LAYOUTS, element_bits, parse_coordinate
+from device_model.encoding import assemble
 
 VECTORS_DIR = Path(__file__).resolve().parent.parent / "vectors"
 SCHEMA_PATH = VECTORS_DIR / "schema.json"
@@ -402,6 +403,9 @@ def _check_metadata(raw: dict, path: Path, catalog: Catalog) -> Optional[str]:
 
 def _check_case(raw_case: dict) -> Optional[str]:
     """Case rules beyond the schema; returns ``field: problem`` or None."""
+    problem = _check_program_text(raw_case["program"])
+    if problem:
+        return problem
     state_tiles = raw_case.get("state", {}).get("tiles", [])
     seen = set()
     for i, tile in enumerate(state_tiles):
@@ -433,6 +437,19 @@ def _check_case(raw_case: dict) -> Optional[str]:
         problem = _check_expect_tile(tile, where)
         if problem:
             return problem
+    return None
+
+
+def _check_program_text(program) -> Optional[str]:
+    """Assembly text must assemble: a typo is the vector's error, not every device's."""
+    items = [("program", program)] if isinstance(program, str) else [
+        (f"program[{i}]", item) for i, item in enumerate(program)]
+    for where, item in items:
+        if isinstance(item, str):
+            try:
+                assemble(item)
+            except ValueError as exc:
+                return f"{where}: {exc}"
     return None
 
 

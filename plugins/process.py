@@ -15,7 +15,9 @@ so that the case that broke the device is told apart from its batch mates.
 
 Settings (environment): ``PTO_AVS_PROCESS_TIMEOUT`` (seconds per request,
 default 60), ``PTO_AVS_PROCESS_START_TIMEOUT`` (seconds to the hello, default
-60), ``PTO_AVS_PROCESS_MAX_BATCH`` (an upper bound on cases per request).
+60), ``PTO_AVS_PROCESS_MAX_BATCH`` (an upper bound on cases per request),
+``PTO_AVS_PROCESS_MAX_FAILURES`` (consecutive failed requests, each followed by
+a restart, after which the device is given up for the rest of the run; default 3).
 """
 from __future__ import annotations
 
@@ -296,13 +298,15 @@ class ProcessDevice(Device):
     """A device program run as a child process (see the module docstring)."""
 
     def __init__(self, argv: list[str], *, timeout: Optional[float] = None,
-                 start_timeout: Optional[float] = None, max_batch: Optional[int] = None):
+                 start_timeout: Optional[float] = None, max_batch: Optional[int] = None,
+                 max_failures: Optional[int] = None):
         if not argv:
             raise ValueError("process device needs a command line: --device process:<command>")
         self.argv = list(argv)
         self.timeout = timeout or _env_number("PTO_AVS_PROCESS_TIMEOUT", DEFAULT_TIMEOUT)
         self.start_timeout = start_timeout or _env_number("PTO_AVS_PROCESS_START_TIMEOUT", DEFAULT_START_TIMEOUT)
         batch_limit = max_batch or _env_number("PTO_AVS_PROCESS_MAX_BATCH", None, int)
+        self.max_failures = max_failures or _env_number("PTO_AVS_PROCESS_MAX_FAILURES", MAX_CONSECUTIVE_FAILURES, int)
         self._process: Optional[_Process] = None
         self._batch_number = 0
         self._failures = 0  # consecutive failed requests
@@ -409,7 +413,7 @@ class ProcessDevice(Device):
             message = self._with_stderr(str(exc))
             self._stop()
             self._failures += 1
-            if self._failures >= MAX_CONSECUTIVE_FAILURES:
+            if self._failures >= self.max_failures:
                 self._given_up = (f"device given up after {self._failures} consecutive failed requests; "
                                   f"last: {message}")
             if len(chunk) > 1:

@@ -542,6 +542,21 @@ def test_a_device_that_keeps_failing_is_given_up(proxy):
         device.close()
 
 
+def test_the_give_up_limit_is_a_setting(proxy, monkeypatch):
+    """PTO_AVS_PROCESS_MAX_FAILURES=5: four hangs in a row each cost a restart, and
+    the device still answers the case after them."""
+    monkeypatch.setenv("PTO_AVS_PROCESS_MAX_FAILURES", "5")
+    device = ProcessDevice(proxy, timeout=0.5)
+    try:
+        observations = device.execute_batch([good(f"hang-{i}", i) for i in range(3)] + [good("ok", 7)])
+        errors = [o.error for o in observations[:3]]
+        assert all(e.startswith("no results of batch") for e in errors), errors
+        assert_good(observations[3], 7)
+        assert device.restarts >= 4
+    finally:
+        device.close()
+
+
 def test_unknown_major_version_is_refused(proxy, monkeypatch):
     monkeypatch.setenv("FAKE_VERSION", "2.0")
     with pytest.raises(ValueError, match=r"device speaks pto-avs-device version 2\.0; this adapter speaks "

@@ -136,6 +136,22 @@ def test_assembler_errors_name_instruction_and_operand(text, fragment):
     assert fragment in str(err.value)
 
 
+# B.IOT PEMode -> allocation mask (digest: profile-encoding.asl PTOv0PEMaskOfPEMode); the other eight masks have no encoding.
+PE_MODE_MASKS = ["0000", "1000", "0100", "0010", "0001", "1100", "1110", "1111"]
+
+
+@pytest.mark.parametrize("mask", [format(m, "04b") for m in range(16)])
+def test_every_mask_assembles_or_is_a_clear_error(mask):
+    text = f"B.IOT T5, mask={mask}, <last>"
+    if mask in PE_MODE_MASKS:
+        (ins,) = assemble(text)
+        assert decode(ins.word, ins.length).fields["PEMode"] == PE_MODE_MASKS.index(mask)
+        assert assemble(disassemble(ins.word, ins.length))[0].word == ins.word
+    else:
+        with pytest.raises(ValueError, match=f"mask {mask} has no PEMode encoding"):
+            assemble(text)
+
+
 def test_engine_spellings():
     # TEPL accepts every TEPL operation; VEC/SFU only their engine's (aliases test).
     assert assemble("BSTART.TEPL TADD, FP32")[0].word == assemble("BSTART.VEC TADD, FP32")[0].word

@@ -203,6 +203,20 @@ BAD_CASES = [
     expect: {}
 """, "case 'mask': state.tiles[0].mask: expected a quoted PE mask b3b2b1b0 such as \"1111\", got 1111"),
     ("""
+  - name: typo
+    source: hand
+    reference: r
+    program: "BSTART.VEC TCVT, U8; B.DIM LB7=2; BSTOP"
+    expect: {}
+""", "case 'typo': program: B.DIM: operand 'LB7=2': "),
+    ("""
+  - name: mask
+    source: hand
+    reference: r
+    program: [0x1, "B.IOT T1, mask=0101, <last>"]
+    expect: {}
+""", "case 'mask': program[1]: B.IOT: operand 'mask=0101': mask 0101 has no PEMode encoding"),
+    ("""
   - name: Bad Name
     source: hand
     reference: r

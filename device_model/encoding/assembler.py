@@ -110,7 +110,11 @@ def _mask_mode(line: _Line, operand: str) -> int:
     m = re.fullmatch(r"mask\s*=\s*([01]{4})", operand.strip(), re.IGNORECASE)
     if not m:
         raise line.error(operand, "expected mask=<b3b2b1b0>")
-    return PE_MODE_OF_MASK[int(m.group(1), 2)]
+    mask = int(m.group(1), 2)
+    if mask not in PE_MODE_OF_MASK:
+        encodable = ", ".join(format(k, "04b") for k in sorted(PE_MODE_OF_MASK))
+        raise line.error(operand, f"mask {m.group(1)} has no PEMode encoding (encodable: {encodable})")
+    return PE_MODE_OF_MASK[mask]
 
 
 # ---------------------------------------------------------------------------

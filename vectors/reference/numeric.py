@@ -2,7 +2,7 @@
 
 Written from the PTO ISA 0.58.3 specification (``spec/hardware-conformance-profile.json``,
 ``asl/arch/profile/e8m0-conversion.asl``, the spec digest) and the project's hw-ieee
-decisions 1-14 (``helper-brief.md``), sharing no code with ``device_model/``. It is
+decisions 1-14 (``vectors/reference/README.md``), sharing no code with ``device_model/``. It is
 deliberately slow and plain: every value is an exact ``fractions.Fraction`` and every
 rounding is decided by integer comparison.
 
