@@ -43,9 +43,18 @@ def test_at_least_fifteen_mutants_each_documented():
 
 @pytest.mark.parametrize("name", sorted(mutants.MUTANTS))
 def test_shipped_vectors_kill_the_mutant(name, shipped_cases, golden_verdicts):
+    """The first killing case is found in-process, then ``pytest avs/ --device
+    mutant:NAME`` on that case's vector file must fail that case through the plugin."""
     result = mutation.run_mutant(name, shipped_cases, golden_verdicts, first_only=True)
     assert result.killed, (f"mutant {result.label} survived {result.cases_run} cases: a vector is missing "
                            f"for the bug '{result.bug}'")
+    killer = result.killers[0]
+    vector_file = VECTORS_DIR / f"{killer.split('::', 1)[0]}.yaml"
+    command = [sys.executable, "-m", "pytest", "avs/", "-q", "-p", "no:cacheprovider", "--device", f"mutant:{name}",
+               "--vectors-only", "--vectors", str(vector_file)]
+    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1, run.stdout[-2000:] + run.stderr[-2000:]
+    assert f"FAILED avs/test_conformance.py::{killer}" in run.stdout, run.stdout[-2000:]
 
 
 def test_mutant_spec_selects_profile():
