@@ -109,8 +109,24 @@ def _reference(flat, s: DataType, d: DataType, mode, saturate):
 
 
 CHUNK = 1 << 18  # elements per block: temporaries stay in cache, few Python-level steps
-WORKERS = min(os.cpu_count() or 1, 4)  # numpy releases the GIL inside each block operation
-_POOL = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="pto-avs-convert") if WORKERS > 1 else None
+WORKERS = 1
+_POOL = None
+
+
+def use_workers(count: int) -> None:
+    """Worker threads for large conversions (numpy releases the GIL inside each
+    block operation). Default: one per core, at most four, or the environment's
+    ``PTO_AVS_CONVERT_THREADS``; 1 runs everything on the calling thread."""
+    global WORKERS, _POOL
+    if count < 1:
+        raise ValueError(f"worker threads must be at least 1, got {count}")
+    if _POOL is not None:
+        _POOL.shutdown(wait=True)
+    WORKERS = count
+    _POOL = ThreadPoolExecutor(max_workers=count, thread_name_prefix="pto-avs-convert") if count > 1 else None
+
+
+use_workers(int(os.environ.get("PTO_AVS_CONVERT_THREADS") or min(os.cpu_count() or 1, 4)))
 
 
 class _Scratch:
@@ -152,7 +168,32 @@ def _blockwise(kernel, lane, fallback):
         rest = run_part(0, lane.size)
     if rest:
         rest = np.concatenate(rest)
-        words[rest], flags[rest] = fallback(lane[rest])
+        words[rest], flags[rest] = _in_blocks(fallback, lane[rest])
+    return words, flags
+
+
+EXACT_CHUNK = 1 << 15  # the exact paths hold a few dozen 64-bit temporaries per element
+
+
+def _in_blocks(exact, lane):
+    """``exact(lanes) -> (words, flags)``, a whole-array path, run block by block
+    on the worker threads (same result; the temporaries stay in cache)."""
+    if lane.size <= EXACT_CHUNK:
+        return exact(lane)
+    words = np.empty(lane.shape, dtype=U64)
+    flags = np.empty(lane.shape, dtype=np.uint8)
+
+    def run(first):
+        last = first + EXACT_CHUNK
+        words[first:last], flags[first:last] = exact(lane[first:last])
+
+    starts = range(0, lane.size, EXACT_CHUNK)
+    if _POOL is None:
+        for first in starts:
+            run(first)
+    else:
+        for _ in _POOL.map(run, starts):
+            pass
     return words, flags
 
 
@@ -163,9 +204,9 @@ def _hardware(flat, s: DataType, d: DataType, mode, saturate, canonicalize):
     if d.name == "E8M0":
         return _to_e8m0(lane, s, mode, saturate)
     if _narrowing_applies(s, d):
-        return _blockwise(_NarrowingKernel(lane.dtype.type, s, d, mode), lane,
+        return _blockwise(_NarrowingKernel(lane.dtype.type, s, d, mode, saturate, canonicalize), lane,
                           lambda rest: _generic(rest, s, d, mode, saturate, canonicalize))
-    return _generic(lane, s, d, mode, saturate, canonicalize)
+    return _in_blocks(lambda block: _generic(block, s, d, mode, saturate, canonicalize), lane)
 
 
 def _to_e8m0(lane, s: DataType, mode, saturate):
@@ -226,12 +267,15 @@ class _NarrowingKernel:
     carries out of the fraction propagate into the exponent field.
 
     Called per block, it fills ``words``/``flags`` and returns the indices it
-    leaves to the generic path (or None): zeros, subnormals, results below the
-    destination's normal range, values at or above its max finite (possible
-    overflow), infinities and NaNs. Constants are prepared once per call.
+    leaves to the generic path (or None). Of the magnitudes outside that range
+    it settles the bands where every value of a sign has one result (see
+    ``_far_bands``); the generic path gets results in the destination's
+    subnormal range and values near its max finite.
+    Constants are prepared once per call.
     """
 
-    def __init__(self, ct, s: DataType, d: DataType, mode: RoundingMode):
+    def __init__(self, ct, s: DataType, d: DataType, mode: RoundingMode, saturate: bool, canonicalize: bool):
+        self._far_bands(ct, s, d, mode, saturate, canonicalize)
         sf, df = s.fmt, d.fmt
         drop = sf.frac_bits - df.frac_bits
         self.mode = mode
@@ -303,4 +347,47 @@ class _NarrowingKernel:
             n |= mag
         flags *= np.uint8(FLAG_NX)
         words[...] = n
+        if undecided is not None and undecided.size:
+            undecided = self._settle_far(lane, undecided, words, flags)
         return undecided
+
+    def _far_bands(self, ct, s: DataType, d: DataType, mode: RoundingMode, saturate: bool, canonicalize: bool):
+        """Magnitude bands of the source encoding whose results depend on the sign only:
+        zero (exact), below half the destination's smallest subnormal (rounds to 0 or
+        to that subnormal, per mode, with UF|NX), from ``2**(emax+1)`` up to the
+        infinity code (overflow, per mode and Sat), infinity, signalling NaNs, quiet
+        NaNs. Each band's two results are what the generic path gives one
+        representative of each sign."""
+        sf, g = s.fmt, geometry(d)
+        inf_code = ((1 << sf.exp_bits) - 1) << sf.frac_bits
+
+        def code_of_power(k):  # source encoding of 2**k, clamped to [1, inf_code]
+            if k >= 1 - sf.bias:
+                return min((k + sf.bias) << sf.frac_bits, inf_code)
+            low = 1 - sf.bias - sf.frac_bits
+            return 1 << (k - low) if k >= low else 1
+
+        tiny_limit = code_of_power(g.q_floor - d.fmt.frac_bits - 1)
+        huge_limit = code_of_power(g.emax + 1)
+        quiet_nan = inf_code | (1 << (sf.frac_bits - 1))
+        # band = searchsorted(edges, magnitude, "right"): 0 zero, 1 tiny, 2 left to the
+        # generic path, 3 overflow, 4 infinity, 5 signalling NaN, 6 quiet NaN
+        self.edges = np.array([1, tiny_limit, huge_limit, inf_code, inf_code + 1, quiet_nan], dtype=ct)
+        self.settled = np.array([True, True, False, True, True, True, True])
+        representatives = np.array([[0, 1, 0, huge_limit, inf_code, inf_code + 1, quiet_nan]] * 2, dtype=ct)
+        representatives[1] |= ct(1 << sf.sign_bit)
+        words, flags = _generic(representatives.reshape(-1), s, d, mode, saturate, canonicalize)
+        self.band_words, self.band_flags = words.reshape(2, -1), flags.reshape(2, -1)
+        self.magnitude_mask, self.sign_bit = ct((1 << sf.sign_bit) - 1), ct(sf.sign_bit)
+
+    def _settle_far(self, lane, undecided, words, flags):
+        block = lane[undecided]
+        band = np.searchsorted(self.edges, block & self.magnitude_mask, side="right")
+        settled = self.settled[band]
+        if not settled.any():
+            return undecided
+        sign = (block[settled] >> self.sign_bit).astype(np.intp)
+        done = undecided[settled]
+        words[done] = self.band_words[sign, band[settled]]
+        flags[done] = self.band_flags[sign, band[settled]]
+        return undecided[~settled]
