@@ -81,6 +81,8 @@ def pytest_runtest_makereport(item, call):
         return
     if verdict.failed:
         allure.dynamic.label(cr.MISMATCH, *verdict.failed)
+    if verdict.unobserved:
+        allure.dynamic.label(cr.UNOBSERVED, *verdict.unobserved)
     if verdict.aspects:
         allure.attach("\n".join(f"{a}: {v.status}" for a, v in verdict.aspects.items()),
                       name="aspect verdicts", attachment_type=AttachmentType.TEXT)

@@ -23,6 +23,7 @@ VECTOR_FILE = "vectorFile"
 CASE = "case"
 VERDICT = "verdict"
 MISMATCH = "mismatch"
+UNOBSERVED = "not observable"  # label: expected aspects the device cannot observe (the case passed on the rest)
 
 # Overall verdict of one case on one device (label VERDICT): the runner's outcome
 # (avs.pytest_plugin.CaseItem.outcome).

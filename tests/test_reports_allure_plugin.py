@@ -122,6 +122,19 @@ def test_failures_carry_the_bit_level_diff_and_mismatching_aspects(run):
         assert "mismatch" not in rs.labels_of(by_key[key]) or outcome == "fail"
 
 
+def test_aspects_a_device_cannot_observe_are_labelled_on_its_passing_results(run):
+    """The good device of the fixture declares no flags aspect: its cases pass on the
+    rest and say so; the bad device observes flags and carries no such label."""
+    _, results, _, by_key = run
+    for key, outcome in rs.OUTCOMES.items():
+        labels = rs.labels_of(by_key[key])
+        if key[2] == rs.GOOD:
+            assert outcome == "pass" and labels["not observable"] == ["flags"], key
+            assert "flags: not observable" in _attachments(results, by_key[key])["aspect verdicts"]
+        else:
+            assert "not observable" not in labels, key
+
+
 def _category(result):
     """The first category matching as Allure 2 does it (whole message, listed statuses)."""
     message = (result.get("statusDetails") or {}).get("message", "")
