@@ -10,6 +10,18 @@ from typing import Mapping, Union
 Content = Union[str, bytes]
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _plain_mode(path: Path, mode: int) -> None:
+    """Give a staged file or folder the mode a plain ``open``/``mkdir`` would have
+    (tempfile makes them private: 0600 / 0700)."""
+    os.chmod(path, mode & ~_umask())
+
+
 def _stage(path: Path, content: Content) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     data = content.encode("utf-8") if isinstance(content, str) else content
@@ -17,6 +29,7 @@ def _stage(path: Path, content: Content) -> Path:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+        _plain_mode(Path(tmp), 0o666)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -42,6 +55,7 @@ def write_files(folder: Path, files: Mapping[str, Content]) -> None:
 def replace_dir(staged: Path, target: Path) -> None:
     """Move a fully written folder ``staged`` to ``target``, replacing what was there."""
     staged, target = Path(staged), Path(target)
+    _plain_mode(staged, 0o777)
     target.parent.mkdir(parents=True, exist_ok=True)
     old = None
     if target.exists():

@@ -4,6 +4,7 @@ Expected ADR sets and titles are read from the catalog JSON directly (or quoted 
 it below), and expected counts from the results these tests write by hand.
 """
 import json
+import os
 import uuid
 from pathlib import Path
 
@@ -171,6 +172,17 @@ def test_written_whole_or_not_at_all(results, tmp_path, monkeypatch):
     monkeypatch.setattr(atomic, "_stage", failing_stage)
     assert coverage.main([str(results), "--out", str(out)]) == 2
     assert list(out.iterdir()) == []
+
+
+def test_written_files_are_shareable(results, tmp_path):
+    """Staged through private temporary files, the reports still get the mode a plain
+    write gives (0666 less the umask), not tempfile's 0600."""
+    out = tmp_path / "out"
+    assert coverage.main([str(results), "--out", str(out)]) == 0
+    mask = os.umask(0o022)
+    os.umask(mask)
+    for name in ("adr-coverage.md", "adr-coverage.json", "adr-coverage.html"):
+        assert (out / name).stat().st_mode & 0o777 == 0o666 & ~mask, name
 
 
 def test_bad_result_file_is_named(results, tmp_path, capsys):
