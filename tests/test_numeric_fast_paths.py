@@ -34,6 +34,8 @@ def _inputs(src, dst, mode, saturate, canonicalize):
     random = rng.integers(0, 1 << s.bits, 4096, dtype=np.uint64, endpoint=False).astype(ct)
     kernel = conversion._NarrowingKernel(ct, s, d, mode, saturate, canonicalize)
     edges = [int(e) for e in kernel.edges] + [int(kernel.lowest) // 2, int(kernel.limit) // 2]
+    if kernel.source_normal is not None:  # source subnormals: the ties just below the smallest normal
+        edges += [int(kernel.source_normal) - int(kernel.half), int(kernel.source_normal) - 2 * int(kernel.half)]
     near = np.array([e + k for e in edges for k in (-1, 0, 1) if 0 <= e + k < 1 << (s.bits - 1)], dtype=ct)
     edge_values = np.concatenate([near, near | ct(1 << (s.bits - 1))])
     return np.concatenate([random, edge_values]), s, d

@@ -35,7 +35,7 @@ import numpy as np
 from ..dtypes import DataType, dtype as _dtype
 from . import e8m0
 from .encode import geometry, overflow_result, round_to_float
-from .flags import FLAG_NV, FLAG_NX, FLAG_OF
+from .flags import FLAG_NV, FLAG_NX, FLAG_OF, FLAG_UF
 from .formats import ValueClass, decode_lanes
 from .integers import convert_integer, indefinite_word, maximum_word, minimum_word, round_to_integer
 from .rounding import RoundingMode, rounding_mode
@@ -295,6 +295,12 @@ class _NarrowingKernel:
         self.lowest, self.limit = ct(lowest * scale), ct(limit * scale)
         self.width = ct((limit - lowest) * scale)
         self.one = ct(1)
+        # In place, source subnormals round on their bits as well (same exponent field and
+        # bias): a result that stays below the smallest normal is tiny, so UF joins NX.
+        # One that rounds up to the smallest normal is left to the generic path.
+        self.source_normal = ct(lowest) if self.in_place else None
+        self.result_magnitude = np.uint64((1 << df.sign_bit) - 1)
+        self.result_normal = np.uint64(1 << (df.frac_bits + df.frac_shift))
 
     def __call__(self, lane, words, flags, scratch):
         k = lane.size
@@ -382,12 +388,18 @@ class _NarrowingKernel:
 
     def _settle_far(self, lane, undecided, words, flags):
         block = lane[undecided]
-        band = np.searchsorted(self.edges, block & self.magnitude_mask, side="right")
+        magnitude = block & self.magnitude_mask
+        band = np.searchsorted(self.edges, magnitude, side="right")
         settled = self.settled[band]
-        if not settled.any():
-            return undecided
-        sign = (block[settled] >> self.sign_bit).astype(np.intp)
-        done = undecided[settled]
-        words[done] = self.band_words[sign, band[settled]]
-        flags[done] = self.band_flags[sign, band[settled]]
+        if settled.any():
+            sign = (block[settled] >> self.sign_bit).astype(np.intp)
+            done = undecided[settled]
+            words[done] = self.band_words[sign, band[settled]]
+            flags[done] = self.band_flags[sign, band[settled]]
+        if self.source_normal is not None:
+            subnormal = ~settled & (magnitude < self.source_normal)
+            subnormal[subnormal] = (words[undecided[subnormal]] & self.result_magnitude) < self.result_normal
+            done = undecided[subnormal]
+            flags[done] |= (flags[done] != 0) * np.uint8(FLAG_UF)
+            settled |= subnormal
         return undecided[~settled]
