@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from device_model.encoding import assemble, disassemble, raw_instruction
+from pto_avs.device_model.encoding import assemble, disassemble, raw_instruction
 
 
 def _asm(args) -> int:
@@ -54,13 +54,13 @@ def build_parser() -> argparse.ArgumentParser:
     _register(subparsers, "disasm", _disasm,
               "disassemble instruction words (a word below 0x10000 with bit 0 clear is 16-bit)",
               lambda p: p.add_argument("words", nargs="*", help="words, e.g. 0xd9b19181; stdin when omitted"))
-    from reports import bringup  # the bring-up comparison (reports/bringup.py)
+    from pto_avs.reports import bringup  # the bring-up comparison (reports/bringup.py)
     _register(subparsers, "compare", bringup.run, bringup.DESCRIPTION, bringup.add_arguments)
-    from avs.campaigns import fuzz, mutation, sweep  # mutation self-test and campaigns
+    from pto_avs.avs.campaigns import fuzz, mutation, sweep  # mutation self-test and campaigns
     _register(subparsers, "mutants", mutation.run, mutation.DESCRIPTION, mutation.add_arguments)
     _register(subparsers, "fuzz", fuzz.run, fuzz.DESCRIPTION, fuzz.add_arguments)
     _register(subparsers, "sweep", sweep.run, sweep.DESCRIPTION, sweep.add_arguments)
-    from reports import coverage, render  # ADR coverage and the Allure 3 HTML report
+    from pto_avs.reports import coverage, render  # ADR coverage and the Allure 3 HTML report
     _register(subparsers, "coverage", coverage.run, coverage.DESCRIPTION, coverage.add_arguments)
     _register(subparsers, "allure-html", render.run, render.DESCRIPTION, render.add_arguments)
     return parser

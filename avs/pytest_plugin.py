@@ -16,6 +16,7 @@ file, case and field). The terminal summary counts each separately.
 """
 from __future__ import annotations
 
+import importlib
 import json
 from collections import Counter
 from pathlib import Path
@@ -23,7 +24,7 @@ from typing import Optional
 
 import pytest
 
-from avs.case import PROFILES, Case, Observation
+from pto_avs.contract.case import PROFILES, Case, Observation
 
 DEFAULT_DEVICES = ("golden:pto-v0", "golden:hw-ieee")
 OPERATION_MARKERS = {"TCVT": "tcvt", "TQUANT": "tquant", "TMULS": "tmuls", "TGEMV_MX_ACC": "tgemv_mx_acc"}
@@ -80,7 +81,7 @@ def pytest_configure(config):
     if opts.batch_size < 1:
         raise pytest.UsageError("--batch-size must be at least 1")
     if opts.adr:
-        from avs import spec_data
+        from pto_avs.contract import spec_data
 
         known = {a["id"] for a in spec_data.load("tile-avs-catalog")["adrs"]}
         unknown = [a for a in opts.adr if a not in known]
@@ -169,9 +170,9 @@ class Suite:
     """Vector files and opened devices, built on the first collection of the conformance module."""
 
     def __init__(self, config):
-        from avs.loader import VECTORS_DIR, load_paths
-        from plugins.base import open_device
-        from plugins.replay import Recording
+        from pto_avs.contract.loader import VECTORS_DIR, load_paths
+        from pto_avs.plugins.base import open_device
+        from pto_avs.plugins.replay import Recording
 
         opts = config.option
         paths = [Path(p) for p in opts.vectors] if opts.vectors_only else [VECTORS_DIR, *map(Path, opts.vectors)]
@@ -210,6 +211,32 @@ def _suite(config) -> Suite:
 # ---------------------------------------------------------------------------
 # collection
 
+_PACKAGE_DIR = Path(__file__).resolve().parent  # avs/, installed as pto_avs.avs
+
+
+class _PackageModule(pytest.Module):
+    """A test module of ``avs/`` imported under its package name (``pto_avs.avs.<name>``).
+
+    pytest's own import would name ``avs/test_conformance.py`` ``avs.test_conformance``
+    after the folder, a second copy beside the installed ``pto_avs.avs``.
+    """
+
+    def _getobj(self):
+        return importlib.import_module(f"{__package__}.{self.path.stem}")
+
+
+def pytest_collect_directory(path, parent):
+    """``avs/`` is collected as a plain folder: its ``__init__`` is imported as ``pto_avs.avs`` only."""
+    if path.resolve() == _PACKAGE_DIR:
+        return pytest.Dir.from_parent(parent, path=path)
+    return None
+
+
+def pytest_pycollect_makemodule(module_path, parent):
+    if module_path.resolve().parent == _PACKAGE_DIR:
+        return _PackageModule.from_parent(parent, path=module_path)
+    return None
+
 
 def pytest_pycollect_makeitem(collector, name, obj):
     if not getattr(obj, "pto_avs_suite", False):
@@ -244,7 +271,7 @@ class VectorCollector(pytest.Collector):
         _add_markers(self, loaded.operation, loaded.kind)
 
     def collect(self):
-        from avs.loader import VectorError
+        from pto_avs.contract.loader import VectorError
 
         suite = _suite(self.config)
         for entry in self.loaded.entries:
@@ -324,7 +351,7 @@ class CaseItem(pytest.Item):
         pytest.skip(f"not supported: {reason}")
 
     def runtest(self):
-        from avs.compare import compare
+        from pto_avs.contract.compare import compare
 
         self._skip_if_unsupported()
         observation = self.slot.observe(self.case, self.session)
@@ -416,7 +443,7 @@ class Tally:
             suite.close()
         if not self.config.option.record:
             return
-        from plugins.replay import Recording
+        from pto_avs.plugins.replay import Recording
 
         if hasattr(self.config, "workerinput"):  # xdist worker: hand the recording to the controller
             if suite is not None:

@@ -1,6 +1,6 @@
 """The device interface every adapter implements, and adapter discovery.
 
-A device runs cases and returns ``avs.case.Observation`` objects. It declares
+A device runs cases and returns ``pto_avs.contract.case.Observation`` objects. It declares
 what it can do in ``Capabilities``; the runner never asks it for more. Adapters
 are found through the ``pto_avs.devices`` entry-point group: the entry point's
 name is the device name used with ``--device NAME[:ARG]`` and its object is a
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Callable, Iterable, Optional
 
-from avs.case import ASPECTS, Case, Observation
+from pto_avs.contract.case import ASPECTS, Case, Observation
 
 ENTRY_POINT_GROUP = "pto_avs.devices"
 

@@ -10,16 +10,16 @@ from __future__ import annotations
 import traceback
 from typing import Optional
 
-from avs.case import PROFILES, Case, Observation, TileObservation
-from avs.tile_state import initial_arrays
-from plugins.base import Capabilities, Device
+from pto_avs.contract.case import PROFILES, Case, Observation, TileObservation
+from pto_avs.contract.tile_state import initial_arrays
+from pto_avs.plugins.base import Capabilities, Device
 
 
 class GoldenDevice(Device):
     name = "golden"
 
     def __init__(self, profile: str):
-        from device_model.machine import Machine  # the model is only needed once a golden device is opened
+        from pto_avs.device_model.machine import Machine  # the model is only needed once a golden device is opened
 
         self._machine_class = Machine
         self.capabilities = Capabilities(profile=profile, direct_calls=True)

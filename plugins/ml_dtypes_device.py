@@ -27,9 +27,9 @@ from unittest import mock
 import ml_dtypes
 import numpy as np
 
-from avs.case import ASPECTS, Case, Observation
-from plugins.base import Capabilities
-from plugins.golden import GoldenDevice
+from pto_avs.contract.case import ASPECTS, Case, Observation
+from pto_avs.plugins.base import Capabilities
+from pto_avs.plugins.golden import GoldenDevice
 
 ML_TYPES = {
     "FP64": np.dtype(np.float64),
@@ -88,7 +88,7 @@ class MlDtypesDevice(GoldenDevice):
             raise
 
     def _run(self, case: Case) -> Observation:
-        from device_model.ops import tcvt  # the model's TCVT calls its conversion through this name
+        from pto_avs.device_model.ops import tcvt  # the model's TCVT calls its conversion through this name
 
         self._refusal = None
         with mock.patch.object(tcvt, "convert", self._convert):

@@ -32,8 +32,8 @@ from unittest import mock
 
 import numpy as np
 
-from avs.case import PROFILES, Case, Observation
-from plugins.golden import GoldenDevice
+from pto_avs.contract.case import PROFILES, Case, Observation
+from pto_avs.plugins.golden import GoldenDevice
 
 NX_FLAG = 0x10
 UF_FLAG = 0x08
@@ -90,16 +90,16 @@ def _rounder_patches(buggy_increment):
     """The IEEE rounder's increment decision replaced, with the bit-trick fast path
     for narrowing conversions off (so every conversion goes through the rounder)."""
     return (
-        Patch("device_model.numeric.convert:_narrowing_applies", replace_with(lambda s, d: False)),
-        Patch("device_model.numeric.encode:magnitude_increment", buggy_increment),
-        Patch("device_model.numeric.integers:magnitude_increment", buggy_increment),
+        Patch("pto_avs.device_model.numeric.convert:_narrowing_applies", replace_with(lambda s, d: False)),
+        Patch("pto_avs.device_model.numeric.encode:magnitude_increment", buggy_increment),
+        Patch("pto_avs.device_model.numeric.integers:magnitude_increment", buggy_increment),
     )
 
 
 @mutant("rne-ties-away", "round-to-nearest-even breaks exact ties away from zero (as RNA) in the "
         "conversion rounder", profile="hw-ieee")
 def _rne_ties_away():
-    from device_model.numeric.rounding import RoundingMode
+    from pto_avs.device_model.numeric.rounding import RoundingMode
 
     def make(original):
         def increment(mode, negative, odd, half, sticky):
@@ -114,7 +114,7 @@ def _rne_ties_away():
 @mutant("rtz-floors-negatives", "round-toward-zero truncates the two's-complement value, so negative "
         "inexact values round toward -infinity (as RTM)", profile="hw-ieee")
 def _rtz_floors_negatives():
-    from device_model.numeric.rounding import RoundingMode
+    from pto_avs.device_model.numeric.rounding import RoundingMode
 
     def make(original):
         def increment(mode, negative, odd, half, sticky):
@@ -129,8 +129,8 @@ def _rtz_floors_negatives():
 @mutant("tininess-before-rounding", "underflow is detected before rounding: a value below the smallest "
         "normal that rounds up to it still raises UF", profile="hw-ieee")
 def _tininess_before_rounding():
-    from device_model.numeric.encode import geometry
-    from device_model.numeric.words import bit_length
+    from pto_avs.device_model.numeric.encode import geometry
+    from pto_avs.device_model.numeric.words import bit_length
 
     def make(original):
         def round_to_float(negative, sig, exp, t, mode, saturate):
@@ -141,7 +141,7 @@ def _tininess_before_rounding():
             return words, (flags | np.where(below_normal & inexact, UF_FLAG, 0)).astype(np.uint8)
         return round_to_float
 
-    return (Patch("device_model.numeric.convert:round_to_float", make),)
+    return (Patch("pto_avs.device_model.numeric.convert:round_to_float", make),)
 
 
 @mutant("lost-negative-zero", "the float converter drops the sign of a zero result (-0 and negative "
@@ -154,7 +154,7 @@ def _lost_negative_zero():
             return np.where((words & ~sign) == 0, np.uint64(0), words), flags
         return round_to_float
 
-    return (Patch("device_model.numeric.convert:round_to_float", make),)
+    return (Patch("pto_avs.device_model.numeric.convert:round_to_float", make),)
 
 
 @mutant("e8m0-linear-midpoint", "float -> E8M0 nearest rounding compares the significand with the "
@@ -162,20 +162,20 @@ def _lost_negative_zero():
 def _e8m0_linear_midpoint():
     # Round up iff sig >= 1.5 * 2**h for a significand with top bit h.
     threshold = np.array([0] + [(3 << (h - 1)) - 1 for h in range(1, 64)], dtype=np.uint64)
-    return (Patch("device_model.numeric.e8m0:_SQRT2_FLOOR", replace_with(threshold)),)
+    return (Patch("pto_avs.device_model.numeric.e8m0:_SQRT2_FLOOR", replace_with(threshold)),)
 
 
 @mutant("float-int-default-rne", "the TCVT default rounding (RMode NONE) of float -> integer is RNE "
         "instead of RTZ", profile="hw-ieee")
 def _float_int_default_rne():
-    from device_model.numeric.rounding import RoundingMode, rounding_mode
+    from pto_avs.device_model.numeric.rounding import RoundingMode, rounding_mode
 
     def resolve(rounding, src, dst):
         if rounding is None or (isinstance(rounding, str) and rounding.strip().upper() == "NONE"):
             return RoundingMode.RNE
         return rounding_mode(rounding)
 
-    return (Patch("device_model.numeric.convert:resolve_conversion_rounding", replace_with(resolve)),)
+    return (Patch("pto_avs.device_model.numeric.convert:resolve_conversion_rounding", replace_with(resolve)),)
 
 
 # ---------------------------------------------------------------------------
@@ -191,7 +191,7 @@ def _missing_nx():
             return words, flags & np.uint8(~NX_FLAG & 0xFF)
         return convert
 
-    return (Patch("device_model.ops.tcvt:convert", make),)
+    return (Patch("pto_avs.device_model.ops.tcvt:convert", make),)
 
 
 @mutant("always-saturate", "TCVT saturates whatever B.DATR Sat says (the Sat bit is not decoded): "
@@ -203,7 +203,7 @@ def _always_saturate():
                             canonicalize=canonicalize)
         return convert
 
-    return (Patch("device_model.ops.tcvt:convert", make),)
+    return (Patch("pto_avs.device_model.ops.tcvt:convert", make),)
 
 
 @mutant("flags-not-sticky", "NumericStatus is overwritten with the operation's flags instead of "
@@ -218,7 +218,7 @@ def _flags_not_sticky():
             return new
         return apply
 
-    return (Patch("device_model.ops.common:Publication.apply", make),)
+    return (Patch("pto_avs.device_model.ops.common:Publication.apply", make),)
 
 
 # ---------------------------------------------------------------------------
@@ -227,7 +227,7 @@ def _flags_not_sticky():
 
 @mutant("null-pad-defined", "PadValue Null writes zero padding and marks it defined, like Zero")
 def _null_pad_defined():
-    return (Patch("device_model.ops.common:pad_defines", replace_with(lambda pad: True)),)
+    return (Patch("pto_avs.device_model.ops.common:pad_defines", replace_with(lambda pad: True)),)
 
 
 @mutant("pad-max-min-swapped", "the PadValue decoder swaps Max (01) and Min (10)")
@@ -237,7 +237,7 @@ def _pad_max_min_swapped():
     def make(original):
         return lambda pad, dtype: original(swap.get(pad, pad), dtype)
 
-    return (Patch("device_model.ops.common:pad_word", make),)
+    return (Patch("pto_avs.device_model.ops.common:pad_word", make),)
 
 
 @mutant("zn-nz-swapped", "the storage index of ZN tiles is computed with the NZ formula and vice versa")
@@ -247,7 +247,7 @@ def _zn_nz_swapped():
     def make(original):
         return lambda layout, bits, rows, cols: original(swap.get(layout, layout), bits, rows, cols)
 
-    return (Patch("device_model.state:ordinary_index_map", make),)
+    return (Patch("pto_avs.device_model.state:ordinary_index_map", make),)
 
 
 # ---------------------------------------------------------------------------
@@ -269,15 +269,15 @@ def _legality_reported_as_allocation():
 @mutant("allocation-as-legality", "destination rename and capacity failures of TEPL bundles raise "
         "Fault_TileLegality instead of Fault_TileAllocation")
 def _allocation_as_legality():
-    from device_model.faults import tile_legality
+    from pto_avs.device_model.faults import tile_legality
 
-    return (Patch("device_model.block:tile_allocation", replace_with(tile_legality)),)
+    return (Patch("pto_avs.device_model.block:tile_allocation", replace_with(tile_legality)),)
 
 
 @mutant("e8m0-pair-after-allocation", "the TCVT E8M0 type-pair check (only FP16/BF16/FP32 sources) "
         "runs after destination allocation instead of in the closed schema before it")
 def _e8m0_pair_after_allocation():
-    import device_model.ops.tcvt as tcvt
+    import pto_avs.device_model.ops.tcvt as tcvt
 
     def make(original):
         def closed_schema_check(state, block):
@@ -285,13 +285,13 @@ def _e8m0_pair_after_allocation():
                 original(state, block)
         return closed_schema_check
 
-    return (Patch("device_model.ops.tcvt:closed_schema_check", make),)
+    return (Patch("pto_avs.device_model.ops.tcvt:closed_schema_check", make),)
 
 
 @mutant("datr-applicability-unchecked", "B.DATR fields an operation does not use (TMULS Sat, TQUANT "
         "PadValue, ...) are ignored instead of faulting")
 def _datr_applicability_unchecked():
-    return (Patch("device_model.block:_check_datr_applicability", replace_with(lambda block, op: None)),)
+    return (Patch("pto_avs.device_model.block:_check_datr_applicability", replace_with(lambda block, op: None)),)
 
 
 @mutant("tcvt-canonicalize-unchecked", "TCVT does not check that Canonicalize is set exactly for a "
@@ -301,13 +301,13 @@ def _tcvt_canonicalize_unchecked():
         return lambda source, destination, canonicalize, layout_code: original(
             source, destination, source.location == "Matrix", layout_code)
 
-    return (Patch("device_model.ops.tcvt:_check_layouts", make),)
+    return (Patch("pto_avs.device_model.ops.tcvt:_check_layouts", make),)
 
 
 @mutant("dtype-none-as-fp64", "B.DATR DataType DTYPE_NONE (31) is decoded as FP64 (code 0) instead of "
         "'inherit the BSTART type'")
 def _dtype_none_as_fp64():
-    from device_model import dtypes
+    from pto_avs.device_model import dtypes
 
     def make(original):
         def explicit_type(self):
@@ -316,15 +316,15 @@ def _dtype_none_as_fp64():
             return original(self)
         return explicit_type
 
-    return (Patch("device_model.block:BlockState.explicit_type", make),)
+    return (Patch("pto_avs.device_model.block:BlockState.explicit_type", make),)
 
 
 @mutant("zero-mask-allocates", "B.IOT PEMode 000 is decoded as mask 1111, so a zero-participation "
         "binding executes and allocates instead of being a no-op")
 def _zero_mask_allocates():
-    from device_model.state import PE_MASK_OF_MODE
+    from pto_avs.device_model.state import PE_MASK_OF_MODE
 
-    return (Patch("device_model.block:PE_MASK_OF_MODE", replace_with((0b1111,) + PE_MASK_OF_MODE[1:])),)
+    return (Patch("pto_avs.device_model.block:PE_MASK_OF_MODE", replace_with((0b1111,) + PE_MASK_OF_MODE[1:])),)
 
 
 @mutant("rename-last-free", "destination rename picks the last free TileIndex of the hand instead of "
@@ -339,7 +339,7 @@ def _rename_last_free():
             return index - index % 16 + 15 - index % 16, tile
         return resolve_destination
 
-    return (Patch("device_model.block:resolve_destination", make),)
+    return (Patch("pto_avs.device_model.block:resolve_destination", make),)
 
 
 @mutant("capacity-ignores-mask", "tile-capacity accounting charges one PE's TSize per tile, ignoring "
@@ -348,8 +348,8 @@ def _capacity_ignores_mask():
     def charge(mask, capacity):
         return capacity
 
-    return (Patch("device_model.block:allocation_bytes", replace_with(charge)),
-            Patch("device_model.state:allocation_bytes", replace_with(charge)))
+    return (Patch("pto_avs.device_model.block:allocation_bytes", replace_with(charge)),
+            Patch("pto_avs.device_model.state:allocation_bytes", replace_with(charge)))
 
 
 # ---------------------------------------------------------------------------
@@ -370,13 +370,13 @@ def _tquant_zero_point_first():
             return original(shifted.astype(np.uint64), multiplier_bits, 0, dst, rounding, saturate, profile)
         return quantize
 
-    return (Patch("device_model.ops.tquant:quantize", make),)
+    return (Patch("pto_avs.device_model.ops.tquant:quantize", make),)
 
 
 @mutant("tmuls-int-saturates", "TMULS integer products saturate at the element range instead of "
         "wrapping modulo 2^width")
 def _tmuls_int_saturates():
-    from device_model import dtypes
+    from pto_avs.device_model import dtypes
 
     def make(original):
         def multiply(a_bits, scalar_bits, dtype, profile="pto-v0"):
@@ -393,13 +393,13 @@ def _tmuls_int_saturates():
             return products.astype(np.uint64), np.zeros(a.shape, dtype=np.uint8)
         return multiply
 
-    return (Patch("device_model.ops.tmuls:multiply", make),)
+    return (Patch("pto_avs.device_model.ops.tmuls:multiply", make),)
 
 
 @mutant("mx-scale-block-16", "TGEMV_MX_ACC applies one E8M0 scale per 16 K elements (and sizes the "
         "scale tiles by ceil(K/16)) instead of per 32")
 def _mx_scale_block_16():
-    return (Patch("device_model.ops.tgemv:SCALE_BLOCK", replace_with(16)),)
+    return (Patch("pto_avs.device_model.ops.tgemv:SCALE_BLOCK", replace_with(16)),)
 
 
 @mutant("k-order-reversed", "TGEMV_MX_ACC accumulates the K products in decreasing K order (the "
@@ -411,7 +411,7 @@ def _k_order_reversed():
             return original(acc, a[::-1], a_type, reverse(a_scale), b[::-1], b_type, reverse(b_scale), profile)
         return accumulate
 
-    return (Patch("device_model.ops.tgemv:accumulate", make),)
+    return (Patch("pto_avs.device_model.ops.tgemv:accumulate", make),)
 
 
 @mutant("accumulator-overwritten", "TGEMV_MX_ACC writes the result D back into the accumulator tile C "
@@ -435,8 +435,8 @@ def _accumulator_overwritten():
             return overwrite(original(state, call, profile), state, call["acc"], call["dst"])
         return direct
 
-    return (Patch("device_model.ops.tgemv:commit_bundle", make_bundle),
-            Patch("device_model.machine:DIRECT_CALLS",
+    return (Patch("pto_avs.device_model.ops.tgemv:commit_bundle", make_bundle),
+            Patch("pto_avs.device_model.machine:DIRECT_CALLS",
                   lambda calls: {**calls, "TGEMV_MX_ACC": make_direct(calls["TGEMV_MX_ACC"])}))
 
 

@@ -33,10 +33,10 @@ import threading
 import weakref
 from typing import Iterable, Optional
 
-from avs.case import ASPECTS, PROFILES, Case, Observation
-from device_model.dtypes import NAMES as DTYPE_NAMES
-from device_model.encoding import assemble, raw_instruction
-from plugins.base import Capabilities, Device
+from pto_avs.contract.case import ASPECTS, PROFILES, Case, Observation
+from pto_avs.device_model.dtypes import NAMES as DTYPE_NAMES
+from pto_avs.device_model.encoding import assemble, raw_instruction
+from pto_avs.plugins.base import Capabilities, Device
 
 PROTOCOL = "pto-avs-device"
 PROTOCOL_MAJOR = 1

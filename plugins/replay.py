@@ -30,8 +30,8 @@ import tempfile
 from pathlib import Path
 from typing import Optional
 
-from avs.case import Case, Observation
-from plugins.base import Capabilities, Device
+from pto_avs.contract.case import Case, Observation
+from pto_avs.plugins.base import Capabilities, Device
 
 RECORDING_FORMAT = "pto-avs-recording/1"
 

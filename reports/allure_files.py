@@ -6,14 +6,14 @@ import re
 from pathlib import Path
 from typing import Iterable, Optional
 
-from reports import atomic, traceability
+from pto_avs.reports import atomic, traceability
 
 ENVIRONMENT_FILE = "environment.properties"
 CATEGORIES_FILE = "categories.json"
 
 # Allure 2 matches messageRegex against the whole message, Allure 3 searches it:
 # [\s\S]* on both sides (JavaScript has no inline DOTALL flag) means the same to both.
-# A mismatch is the comparator's line "<aspect>: <n> of <m> differ" (avs/compare.py), so
+# A mismatch is the comparator's line "<aspect>: <n> of <m> differ" (contract/compare.py), so
 # an aspect named in "passed: fault, flags" does not count. The first category that
 # matches wins in Allure 3: a wrong fault class explains the rest, so it comes first.
 _ANYWHERE = r"[\s\S]*{}[\s\S]*"

@@ -1,9 +1,9 @@
 """pytest plugin: our Allure labels, links, parameters and attachments for the vector cases.
 
 Registered through the ``pytest11`` entry point ``pto_avs_reports`` (or ``-p
-reports.allure_plugin``); allure-pytest writes the results when ``--alluredir`` is
+pto_avs.reports.allure_plugin``); allure-pytest writes the results when ``--alluredir`` is
 given, this plugin says what they carry. For each case item of the runner
-(``avs.pytest_plugin.CaseItem``: ``case``, ``device_label``, ``profile``, and after
+(``pto_avs.avs.pytest_plugin.CaseItem``: ``case``, ``device_label``, ``profile``, and after
 the run ``outcome`` and ``verdict``):
 
 - labels (``reports.case_report.labels``): the spec test ID, operation, kind, profile,
@@ -27,8 +27,8 @@ import pytest
 from allure_commons.types import AttachmentType
 from allure_pytest.utils import ALLURE_DESCRIPTION_MARK, ALLURE_LABEL_MARK, ALLURE_LINK_MARK
 
-from reports import allure_files, traceability
-from reports import case_report as cr
+from pto_avs.reports import allure_files, traceability
+from pto_avs.reports import case_report as cr
 
 DEVICE_PROPERTY = "pto_avs_reports_device"  # user properties: what ran, for the controller
 PROFILE_PROPERTY = "pto_avs_reports_profile"
@@ -124,7 +124,7 @@ class RunFiles:
             return None
         paths = [str(Path(p).resolve()) for p in extra]
         if not self.config.getoption("vectors_only", default=False):
-            from avs.loader import VECTORS_DIR
+            from pto_avs.contract.loader import VECTORS_DIR
 
             paths.insert(0, str(VECTORS_DIR))
         return ", ".join(paths)

@@ -1,15 +1,15 @@
 """What the Allure report says about one case run on one device: labels, links, parameters.
 
 Pure functions of a ``Case``, the device name and the numeric profile; the pytest
-plugin (``reports.allure_plugin``) attaches them to the Allure result and the
+plugin (``pto_avs.reports.allure_plugin``) attaches them to the Allure result and the
 coverage report (``reports.coverage``) reads the same label names back.
 """
 from __future__ import annotations
 
 from typing import Iterable
 
-from avs.case import Case
-from reports import traceability
+from pto_avs.contract.case import Case
+from pto_avs.reports import traceability
 
 # Label names of our own (Allure's epic/feature/story/suite labels are used as well).
 SPEC_TEST = "specTest"
@@ -26,7 +26,7 @@ MISMATCH = "mismatch"
 UNOBSERVED = "not observable"  # label: expected aspects the device cannot observe (the case passed on the rest)
 
 # Overall verdict of one case on one device (label VERDICT): the runner's outcome
-# (avs.pytest_plugin.CaseItem.outcome).
+# (pto_avs.avs.pytest_plugin.CaseItem.outcome).
 PASS = "pass"
 FAIL = "fail"
 NOT_SUPPORTED = "not supported"

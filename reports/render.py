@@ -23,8 +23,8 @@ import tempfile
 from pathlib import Path
 from typing import Optional, Sequence
 
-from reports import atomic
-from reports.allure_files import CATEGORIES, CATEGORIES_FILE
+from pto_avs.reports import atomic
+from pto_avs.reports.allure_files import CATEGORIES, CATEGORIES_FILE
 
 NODE_DIR = Path(__file__).resolve().parent / "allure"
 ALLURE_CLI = NODE_DIR / "node_modules" / "allure" / "cli.js"

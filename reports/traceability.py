@@ -1,7 +1,7 @@
 """What the spec catalogs say about the four operations pto-avs covers.
 
 ADRs, spec tests and the links into the public specification repository, read
-from ``avs/spec_data`` (never retyped). Shared by the Allure plugin and the
+from ``contract/spec_data`` (never retyped). Shared by the Allure plugin and the
 coverage report.
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 
-from avs import spec_data
+from pto_avs.contract import spec_data
 
 OPERATIONS = ("TCVT", "TQUANT", "TMULS", "TGEMV_MX_ACC")
 SPEC_REPOSITORY = "https://github.com/PTO-ISA/pto-spec"

@@ -17,7 +17,7 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-CATALOG = json.loads((ROOT / "avs/spec_data/tile-avs-catalog.json").read_text())
+CATALOG = json.loads((ROOT / "contract/spec_data/tile-avs-catalog.json").read_text())
 TESTS = {t["id"]: t for t in CATALOG["tests"]}
 UNITS = {u["mnemonic"]: u for u in CATALOG["units"]}
 ADR_TITLES = {a["id"]: a["title"] for a in CATALOG["adrs"]}
@@ -113,14 +113,14 @@ def device_labels(recording: Path) -> dict[str, str]:
 
 
 def plugin_args() -> list[str]:
-    """``-p reports.allure_plugin`` unless an installed pytest11 entry point loads it already
+    """``-p pto_avs.reports.allure_plugin`` unless an installed pytest11 entry point loads it already
     (loading it twice is an error)."""
     installed = {ep.value for ep in entry_points(group="pytest11")}
-    return [] if "reports.allure_plugin" in installed else ["-p", "reports.allure_plugin"]
+    return [] if "pto_avs.reports.allure_plugin" in installed else ["-p", "pto_avs.reports.allure_plugin"]
 
 
 CONFORMANCE_MODULE = """
-from avs.pytest_plugin import conformance_suite
+from pto_avs.avs.pytest_plugin import conformance_suite
 
 
 @conformance_suite

@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from avs import loader
-from avs.campaigns import fuzz
-from avs.campaigns.reproducer import REPRODUCER_SOURCE
-from avs.campaigns.scenarios import OPERATIONS, scenarios
-from avs.compare import compare
-from device_model import dtypes
-from plugins.base import open_device
+from pto_avs.contract import loader
+from pto_avs.avs.campaigns import fuzz
+from pto_avs.avs.campaigns.reproducer import REPRODUCER_SOURCE
+from pto_avs.avs.campaigns.scenarios import OPERATIONS, scenarios
+from pto_avs.contract.compare import compare
+from pto_avs.device_model import dtypes
+from pto_avs.plugins.base import open_device
 
 
 def campaign(device: str, operation: str, examples: int, seed: int = 11) -> fuzz.CampaignResult:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from avs.campaigns import sweep
-from plugins.base import open_device
+from pto_avs.avs.campaigns import sweep
+from pto_avs.plugins.base import open_device
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -12,8 +12,8 @@ import textwrap
 
 import pytest
 
-from avs.cli import main as cli
-from plugins import c_device
+from pto_avs.avs.cli import main as cli
+from pto_avs.plugins import c_device
 
 VECTOR = textwrap.dedent('''\
     format: pto-avs-vector/1

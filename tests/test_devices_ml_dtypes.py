@@ -6,9 +6,9 @@ hardware profile's E8M0 rule, never from the golden model's own conversion.
 import numpy as np
 import pytest
 
-from avs.compare import compare
-from avs.loader import VECTORS_DIR, load_paths
-from plugins.ml_dtypes_device import MlDtypesDevice, ml_convert
+from pto_avs.contract.compare import compare
+from pto_avs.contract.loader import VECTORS_DIR, load_paths
+from pto_avs.plugins.ml_dtypes_device import MlDtypesDevice, ml_convert
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +43,7 @@ def test_e8m0_rounds_linearly_unlike_the_spec():
     (dict(src="FP32", dst="HiF8"), "no HiF8"),
 ])
 def test_requests_outside_ml_dtypes_are_refused(request_kw, reason):
-    from plugins.ml_dtypes_device import _NotByMlDtypes
+    from pto_avs.plugins.ml_dtypes_device import _NotByMlDtypes
     with pytest.raises(_NotByMlDtypes, match=reason):
         ml_convert(np.array([0x3F800000]), **request_kw)
 

@@ -16,11 +16,11 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from avs.case import ASPECTS, Case, Observation
-from plugins import c_device
-from plugins.base import open_device as open_named_device
-from plugins.process import ProcessDevice, parse_hello, ProtocolError, VersionError
-from vectors.reference import numeric as ref
+from pto_avs.contract.case import ASPECTS, Case, Observation
+from pto_avs.plugins import c_device
+from pto_avs.plugins.base import open_device as open_named_device
+from pto_avs.plugins.process import ProcessDevice, parse_hello, ProtocolError, VersionError
+from pto_avs.vectors.reference import numeric as ref
 
 NV, OF, UF, NX = 0x01, 0x04, 0x08, 0x10
 ELEMENTS = 1024  # every test tile: 32 x 32 physical elements, so rows agree for any pair of types
@@ -136,7 +136,7 @@ def test_spec_bundle_words_reach_the_device(hw):
     # text; the device decodes the words: U8 [7, 9] (tile 1, 16x8) -> U16 ColumnMajor tile 0, source kept.
     program = ("BSTART.VEC TCVT, U8; B.DATR U16, ND2DN, Null; B.DIM LB0=2; B.DIM LB2=8; "
                "B.IOT T1, mask=1111, <last>, ->T0<2>; BSTOP")
-    from plugins.process import program_items
+    from pto_avs.plugins.process import program_items
     src = {"index": 1, "dtype": "U8", "capacity": 128, "cols": 8, "valid": [1, 2], "layout": "RowMajor",
            "location": "Any", "mask": "1111", "defined": "valid", "data": [[7, 9]]}
     case = make_case("bundle", program, [src])

@@ -1,8 +1,8 @@
 """The DataType table agrees with the spec's hardware profile catalog."""
 import pytest
 
-from avs.spec_data import load
-from device_model import dtypes
+from pto_avs.contract.spec_data import load
+from pto_avs.device_model import dtypes
 
 PROFILE_TYPES = {t["name"]: t for t in load("hardware-conformance-profile")["data_types"]}
 

@@ -11,11 +11,11 @@ import sys
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from avs.spec_data import load
-from device_model.encoding import assemble, assemble_line, decode, disassemble, raw_instruction
-from device_model.encoding.forms import BY_KEY, FORMS, instruction_length, match_form
-from device_model.encoding.names import TEPL_OPS
-from device_model.faults import Fault, ILLEGAL_INSTRUCTION
+from pto_avs.contract.spec_data import load
+from pto_avs.device_model.encoding import assemble, assemble_line, decode, disassemble, raw_instruction
+from pto_avs.device_model.encoding.forms import BY_KEY, FORMS, instruction_length, match_form
+from pto_avs.device_model.encoding.names import TEPL_OPS
+from pto_avs.device_model.faults import Fault, ILLEGAL_INSTRUCTION
 
 # (text, word, source)
 SPEC_ENCODINGS = [
@@ -237,7 +237,7 @@ def test_modelled_form_words_round_trip(key, noise):
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "avs.cli", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "pto_avs.avs.cli", *args], capture_output=True, text=True)
 
 
 def test_cli_asm_and_disasm():

@@ -9,10 +9,10 @@ ZN/NZ maps are compared against a per-element transcription of the formula.
 """
 import pytest
 
-from device_model import dtypes
-from device_model.layouts import (cube_cell_shape, cube_geometry, cube_index_map, derived_rows,
+from pto_avs.device_model import dtypes
+from pto_avs.device_model.layouts import (cube_cell_shape, cube_geometry, cube_index_map, derived_rows,
                                   ordinary_index_map)
-from device_model.padding import pad_word
+from pto_avs.device_model.padding import pad_word
 
 U8 = dtypes.dtype("U8")
 U4X2 = dtypes.dtype("U4X2")

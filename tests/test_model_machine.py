@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from device_model.machine import Machine
+from pto_avs.device_model.machine import Machine
 
 TCVT_U8 = "BSTART.VEC TCVT, U8"
 

@@ -11,7 +11,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from device_model.ops import postprocess as pp
+from pto_avs.device_model.ops import postprocess as pp
 
 FP32_ONE = 0x3F800000
 

@@ -12,10 +12,10 @@ publish", "source persists", "aliasing ... snapshot").
 import numpy as np
 from hypothesis import HealthCheck, assume, event, given, settings, strategies as st
 
-from device_model import dtypes
-from device_model.encoding.names import LAYOUT_TRANSFORMS
-from device_model.machine import Machine
-from device_model.ops import postprocess as pp
+from pto_avs.device_model import dtypes
+from pto_avs.device_model.encoding.names import LAYOUT_TRANSFORMS
+from pto_avs.device_model.machine import Machine
+from pto_avs.device_model.ops import postprocess as pp
 
 FAULTS = {"Fault_IllegalInstruction", "Fault_BundleControl", "Fault_TileLegality", "Fault_TileAllocation"}
 PROFILES = st.sampled_from(["pto-v0", "hw-ieee"])

@@ -8,10 +8,10 @@ hand derivation written next to the case.
 import numpy as np
 import pytest
 
-from device_model import dtypes
-from device_model.encoding import assemble
-from device_model.encoding.names import LAYOUT_TRANSFORMS, TEPL_OPS
-from device_model.machine import Machine
+from pto_avs.device_model import dtypes
+from pto_avs.device_model.encoding import assemble
+from pto_avs.device_model.encoding.names import LAYOUT_TRANSFORMS, TEPL_OPS
+from pto_avs.device_model.machine import Machine
 
 def bundle(src_type, datr, lb0, lb2=None, lb1=None, source="T1", size=1, mask="1111", hand="T"):
     lines = [f"BSTART.VEC TCVT, {src_type}"]

@@ -13,8 +13,8 @@ import itertools
 import numpy as np
 import pytest
 
-from device_model.encoding import assemble
-from device_model.machine import Machine
+from pto_avs.device_model.encoding import assemble
+from pto_avs.device_model.machine import Machine
 
 MX = ["FP16", "BF16", "E4M3", "E5M2", "E2M1X2", "E1M2X2"]
 SCALED = {"E4M3", "E5M2", "E2M1X2", "E1M2X2"}

@@ -7,9 +7,9 @@ products, type set, B.IOR and B.DATR rules), and hand derivations per case.
 """
 import pytest
 
-from device_model import dtypes
-from device_model.encoding.names import TEPL_OPS
-from device_model.machine import Machine
+from pto_avs.device_model import dtypes
+from pto_avs.device_model.encoding.names import TEPL_OPS
+from pto_avs.device_model.machine import Machine
 
 # TileVecArithmeticDataTypeSupported (the executable 16-type set, digest §4.3)
 SUPPORTED = {"FP64", "FP32", "TF32", "HF32", "FP16", "BF16", "E4M3", "E5M2",

@@ -8,9 +8,9 @@ endpoint with OF|NX regardless of Sat), and hand derivations noted per case.
 """
 import pytest
 
-from device_model.encoding import assemble
-from device_model.encoding.names import TEPL_OPS
-from device_model.machine import Machine
+from pto_avs.device_model.encoding import assemble
+from pto_avs.device_model.encoding.names import TEPL_OPS
+from pto_avs.device_model.machine import Machine
 
 FP32_ONE, FP32_TWO = 0x3F800000, 0x40000000
 

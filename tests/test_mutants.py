@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from avs.campaigns import mutation
-from avs.loader import VECTORS_DIR
-from plugins import mutants
-from plugins.base import open_device
+from pto_avs.avs.campaigns import mutation
+from pto_avs.contract.loader import VECTORS_DIR
+from pto_avs.plugins import mutants
+from pto_avs.plugins.base import open_device
 
 ROOT = Path(__file__).resolve().parent.parent
 E8M0_ROUND = VECTORS_DIR / "PTO-AVS-TILE-TCVT-E8M0-ROUND-003.yaml"
@@ -79,7 +79,7 @@ def test_bad_mutant_spec_names_the_choices(spec, words):
 def test_patches_are_undone_and_golden_unaffected(shipped_cases):
     """After a mutant ran, every patched attribute is the original object again and the
     golden model still passes the case the mutant failed."""
-    from avs.compare import compare
+    from pto_avs.contract.compare import compare
 
     case = next(c for c in shipped_cases if c.id == "PTO-AVS-TILE-TCVT-E8M0-FINITE-002::bf16-inexact-nearest-in-log2")
     golden = open_device("golden:pto-v0")

@@ -7,7 +7,7 @@ import ml_dtypes as md
 import numpy as np
 import pytest
 
-from device_model.numeric import FLAG_NV, FLAG_NX, FLAG_OF, FLAG_UF, multiply, quantize, scaled_fma_fp32
+from pto_avs.device_model.numeric import FLAG_NV, FLAG_NX, FLAG_OF, FLAG_UF, multiply, quantize, scaled_fma_fp32
 
 OF_NX, UF_NX = FLAG_OF | FLAG_NX, FLAG_UF | FLAG_NX
 ONE, TWO = 0x3F800000, 0x40000000

@@ -4,7 +4,7 @@ Sources of expected values, named per test: the spec's TCVT/E8M0 test points
 (tests/asl/tile/elementwise-tile-tile/format-conversion/TCVT/*.asl), the
 hardware numeric vectors (spec/evidence/pto-isa-0583-hardware-numeric-vectors.json,
 transcribed; group names in comments), the hardware profile JSON
-(avs/spec_data/hardware-conformance-profile.json), the digest (section 2.5)
+(contract/spec_data/hardware-conformance-profile.json), the digest (section 2.5)
 and hand derivations written next to the case.
 """
 import struct
@@ -12,7 +12,7 @@ import struct
 import numpy as np
 import pytest
 
-from device_model.numeric import FLAG_NV, FLAG_NX, FLAG_OF, FLAG_UF, UnsupportedConversion, convert
+from pto_avs.device_model.numeric import FLAG_NV, FLAG_NX, FLAG_OF, FLAG_UF, UnsupportedConversion, convert
 
 PROFILES = ("pto-v0", "hw-ieee")
 MODES = ("RNE", "RTZ", "RTM", "RTP", "RNA", "RTO", "RHB")

@@ -12,11 +12,11 @@ import importlib
 import numpy as np
 import pytest
 
-from device_model import dtypes
-from device_model.numeric import convert
-from device_model.numeric.rounding import RoundingMode
+from pto_avs.device_model import dtypes
+from pto_avs.device_model.numeric import convert
+from pto_avs.device_model.numeric.rounding import RoundingMode
 
-conversion = importlib.import_module("device_model.numeric.convert")
+conversion = importlib.import_module("pto_avs.device_model.numeric.convert")
 
 PAIRS = [(s.name, d.name) for s in dtypes.ALL for d in dtypes.ALL if conversion._narrowing_applies(s, d)]
 LANE = {64: np.uint64, 32: np.uint32, 16: np.uint16, 8: np.uint8}

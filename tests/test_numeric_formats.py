@@ -13,9 +13,9 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from device_model import dtypes
-from device_model.numeric import ValueClass as C
-from device_model.numeric import canonical_nan, classify, decode, decompose, encode, max_finite
+from pto_avs.device_model import dtypes
+from pto_avs.device_model.numeric import ValueClass as C
+from pto_avs.device_model.numeric import canonical_nan, classify, decode, decompose, encode, max_finite
 
 # (type, raw, negative, significand, exponent) from the *-decomp-001.asl test points
 DECOMPOSITION = [

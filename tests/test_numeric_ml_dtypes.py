@@ -34,7 +34,7 @@ import ml_dtypes as md
 import numpy as np
 import pytest
 
-from device_model.numeric import FLAG_NV, convert, decode
+from pto_avs.device_model.numeric import FLAG_NV, convert, decode
 
 FLOAT = {"FP64": np.float64, "FP32": np.float32, "FP16": np.float16, "BF16": md.bfloat16,
          "E4M3": md.float8_e4m3fn, "E5M2": md.float8_e5m2, "E3M2": md.float6_e3m2fn,

@@ -414,7 +414,7 @@ import pytest  # noqa: E402
 from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from device_model import numeric  # noqa: E402
+from pto_avs.device_model import numeric  # noqa: E402
 
 E8M0_SOURCES = ("FP16", "BF16", "FP32")
 

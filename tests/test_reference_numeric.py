@@ -16,8 +16,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from vectors.reference import numeric as ref
-from vectors.reference.numeric import NV, NX, OF, UF
+from pto_avs.vectors.reference import numeric as ref
+from pto_avs.vectors.reference.numeric import NV, NX, OF, UF
 
 F = Fraction
 
@@ -496,7 +496,7 @@ def test_e8m0_source_and_int_destination_rules():
 
 
 def test_generator_reproduces_committed_vectors(tmp_path):
-    from vectors.reference import generate_numeric as gen
+    from pto_avs.vectors.reference import generate_numeric as gen
 
     counts = gen.write(tmp_path)
     written = sorted(p.name for p in tmp_path.glob(gen.FILE_GLOB))

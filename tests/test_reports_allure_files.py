@@ -5,7 +5,7 @@ from importlib.metadata import version
 
 import pytest
 
-from reports import allure_files, atomic
+from pto_avs.reports import allure_files, atomic
 
 
 def test_environment_names_devices_profiles_spec_and_model(tmp_path):
@@ -15,7 +15,7 @@ def test_environment_names_devices_profiles_spec_and_model(tmp_path):
     values = allure_files.parse_properties(text)
     assert values["device"] == "golden, mutant"
     assert values["profile"] == "pto-v0"
-    # Release and commit of the specification pto-avs follows (avs/spec_data/README.md).
+    # Release and commit of the specification pto-avs follows (contract/spec_data/README.md).
     assert values["spec.release"] == "0.58.3"
     assert values["spec.commit"] == "e599a3d36ebfad43362ff591ea5e128816c684c7"
     assert values["spec.repository"] == "https://github.com/PTO-ISA/pto-spec"
@@ -61,11 +61,11 @@ def _category(message, status="failed"):
      "observed none\nflags: 1 of 1 differ", "failed", "Fault-class mismatch"),
     ("Failed: descriptor: 1 of 8 differ; first divergence tile 0 dtype", "failed",
      "Other mismatch (descriptor, sources, encoding)"),
-    ("avs.pytest_plugin.ConformanceFailure: payload: 2 of 4 differ; first divergence", "broken",
+    ("pto_avs.avs.pytest_plugin.ConformanceFailure: payload: 2 of 4 differ; first divergence", "broken",
      "Payload mismatch"),
     ("Failed: device error: process exited with status 1", "failed", "Device error"),
-    ("avs.pytest_plugin.DeviceFailure: execute_batch raised TimeoutError", "broken", "Device error"),
-    ("avs.pytest_plugin.VectorLoadFailure: vectors/X.yaml: case 'a': expect.flags: not an integer",
+    ("pto_avs.avs.pytest_plugin.DeviceFailure: execute_batch raised TimeoutError", "broken", "Device error"),
+    ("pto_avs.avs.pytest_plugin.VectorLoadFailure: vectors/X.yaml: case 'a': expect.flags: not an integer",
      "broken", "Vector error"),
     ("Skipped: not supported: mutant does not support S4X2", "skipped", "Not supported"),
     ("Skipped: not observable: flags on gpu", "skipped", "Not observable"),

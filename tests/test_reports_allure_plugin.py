@@ -10,7 +10,7 @@ import re
 import pytest
 
 import reports_support as rs
-from reports import allure_files, coverage
+from pto_avs.reports import allure_files, coverage
 
 SPEC_BLOB = "https://github.com/PTO-ISA/pto-spec/blob/e599a3d36ebfad43362ff591ea5e128816c684c7/"
 ADRS = {rs.WIDTH: tuple(rs.UNITS["TMULS"]["readiness_subjects"]), rs.PROJECT: rs.PROJECT_ADRS}

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import reports_support as rs
-from reports import render
+from pto_avs.reports import render
 
 READER = rs.ROOT / "reports/allure/read_report.mjs"
 CHROMIUM = os.environ.get("PTO_AVS_CHROMIUM", "/usr/bin/chromium")

@@ -1,6 +1,6 @@
 """Compact state and program summaries shown as Allure parameters (expected strings by hand)."""
-from avs.case import Case
-from reports import case_report
+from pto_avs.contract.case import Case
+from pto_avs.reports import case_report
 
 
 def test_program_summary_lists_assembly_words_and_direct_calls():

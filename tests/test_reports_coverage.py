@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from reports import atomic, coverage
+from pto_avs.reports import atomic, coverage
 
-CATALOG = json.loads((Path(__file__).resolve().parents[1] / "avs/spec_data/tile-avs-catalog.json")
+CATALOG = json.loads((Path(__file__).resolve().parents[1] / "contract/spec_data/tile-avs-catalog.json")
                      .read_text())
 UNITS = {u["mnemonic"]: u for u in CATALOG["units"]}
 ADR_TITLES = {a["id"]: a["title"] for a in CATALOG["adrs"]}
@@ -31,7 +31,7 @@ PROJECT = "PTO-AVS-X-TCVT-HW-FP32-FP16-001"
 
 def write_result(folder: Path, spec_test, case, operation, device, profile, adrs, status,
                  verdict=None, message=None, history=None, stop=1):
-    """One result as allure-pytest writes it, with the labels reports.allure_plugin adds."""
+    """One result as allure-pytest writes it, with the labels pto_avs.reports.allure_plugin adds."""
     labels = [("specTest", spec_test), ("case", case), ("operation", operation), ("kind", "execution"),
               ("device", device), ("profile", profile), ("epic", "ignored by the coverage report")]
     labels += [("adr", a) for a in adrs]

@@ -6,7 +6,7 @@ these tests need neither Node.js nor a browser.
 import json
 from pathlib import Path
 
-from reports import allure_files, render
+from pto_avs.reports import allure_files, render
 
 
 def _results(folder: Path) -> Path:

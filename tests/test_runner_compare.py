@@ -6,8 +6,8 @@ the rules of vectors/FORMAT.md and the values named in the comments.
 """
 from __future__ import annotations
 
-from avs.case import ASPECTS, Case, Observation, TileObservation
-from avs.compare import FAIL, NOT_OBSERVABLE, PASS, compare, describe_bits, expected_aspects
+from pto_avs.contract.case import ASPECTS, Case, Observation, TileObservation
+from pto_avs.contract.compare import FAIL, NOT_OBSERVABLE, PASS, compare, describe_bits, expected_aspects
 
 EVERYTHING = frozenset(ASPECTS)
 

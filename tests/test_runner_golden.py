@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 # Imported before pytester's in-process runs (they unload what they import; numpy cannot reload).
-from avs.case import ASPECTS, Case
-from avs.compare import compare
-from avs.loader import load_paths
-from plugins.golden import open_device
+from pto_avs.contract.case import ASPECTS, Case
+from pto_avs.contract.compare import compare
+from pto_avs.contract.loader import load_paths
+from pto_avs.plugins.golden import open_device
 
 pytest_plugins = ["pytester"]
 
@@ -93,7 +93,7 @@ def outcomes(junit: Path) -> dict:
 
 
 def test_default_devices_then_record_and_replay(pytester):
-    pytester.makepyfile(test_avs="from avs.test_conformance import test_conformance  # replaced by the plugin\n")
+    pytester.makepyfile(test_avs="from pto_avs.avs.test_conformance import test_conformance  # replaced by the plugin\n")
     wrong = pytester.mkdir("wrong")
     # The spec's 86 * 3 wraps to 2; this copy claims 3, so it fails on the golden model.
     text = (FIXTURES / "PTO-AVS-X-RUNNER-TMULS-001.yaml").read_text()

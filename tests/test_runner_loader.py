@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from avs import loader
-from avs.case import FAULT_CLASSES, PROFILES
-from device_model.dtypes import NAMES
+from pto_avs.contract import loader
+from pto_avs.contract.case import FAULT_CLASSES, PROFILES
+from pto_avs.device_model.dtypes import NAMES
 
 FIXTURES = Path(__file__).resolve().parent / "runner_vectors"
 SCHEMA = json.loads(loader.SCHEMA_PATH.read_text())

@@ -17,9 +17,9 @@ import pytest
 
 # Loaded here, before pytester's in-process runs: those unload every module they import,
 # and numpy cannot be imported twice in one process.
-import avs.compare  # noqa: F401
-import avs.loader  # noqa: F401
-import plugins.replay  # noqa: F401
+import pto_avs.contract.compare  # noqa: F401
+import pto_avs.contract.loader  # noqa: F401
+import pto_avs.plugins.replay  # noqa: F401
 
 pytest_plugins = ["pytester"]
 
@@ -73,7 +73,7 @@ class Avs:
     def __init__(self, pytester):
         self.pytester = pytester
         self.path = pytester.path
-        pytester.makepyfile(test_avs="from avs.test_conformance import test_conformance  # replaced by the plugin\n")
+        pytester.makepyfile(test_avs="from pto_avs.avs.test_conformance import test_conformance  # replaced by the plugin\n")
 
     def write_recording(self, name, devices):
         path = self.path / name
@@ -327,7 +327,7 @@ def test_record_then_replay_reproduces_outcomes(avs, workers):
     first = avs.run("--device", lab(avs, observations), "--record", str(out),
                     f"--junitxml={avs.path / 'first.xml'}", *workers, subprocess=bool(workers))
     first.assert_outcomes(passed=1, failed=2, skipped=1)
-    saved = plugins.replay.Recording.read(out)
+    saved = pto_avs.plugins.replay.Recording.read(out)
     assert list(saved.devices) == [f"replay:{avs.path / 'lab.json'}"]
     # Every case the device answered or refused is in the recording.
     assert sorted(saved.devices[f"replay:{avs.path / 'lab.json'}"]["cases"]) == sorted([ALIAS, E8M0, TMULS, PROJECT])
@@ -347,7 +347,7 @@ def test_batches_reach_the_device_in_chunks(avs):
     # A device that records the size of every batch it is given (written to a file by the device).
     avs.pytester.makeconftest(f"""
 import json, pytest
-from plugins.replay import open_device as open_replay
+from pto_avs.plugins.replay import open_device as open_replay
 
 class Counting:
     def __init__(self, inner, log):
@@ -363,7 +363,7 @@ class Counting:
         pass
 
 def pytest_configure(config):
-    import plugins.base as base
+    import pto_avs.plugins.base as base
     real = base.open_device
     def patched(spec):
         if spec.startswith("counting:"):

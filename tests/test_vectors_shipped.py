@@ -1,8 +1,8 @@
 """Properties of the shipped vector set that the catalog and the house rules fix."""
 from collections import Counter
 
-from avs.loader import VECTORS_DIR, load_paths
-from avs.spec_data import load
+from pto_avs.contract.loader import VECTORS_DIR, load_paths
+from pto_avs.contract.spec_data import load
 
 OPERATIONS = ("TCVT", "TQUANT", "TMULS", "TGEMV_MX_ACC")
 FILES = load_paths([VECTORS_DIR])

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from avs.case import Case
+from pto_avs.contract.case import Case
 
 DESCRIPTION = "differential campaign: hypothesis bundles on a device and on the golden model; shrunk reproducers"
 DEFAULT_OUT = Path("fuzz-out")
@@ -83,8 +83,8 @@ class Judge:
 
     def judge(self, scenario):
         """("unsupported" | "refused" | "golden error" | "agree" | "disagree", detail)."""
-        from avs.compare import compare
-        from avs.campaigns.reproducer import expectation, judged_case
+        from pto_avs.contract.compare import compare
+        from pto_avs.avs.campaigns.reproducer import expectation, judged_case
 
         case = self.case(scenario)
         if self.device.supports(case) is not None:
@@ -162,9 +162,9 @@ def shrink(judge: Judge, strategy, signature: tuple, budget: int, seed: int) -> 
 def run_campaign(device_spec: str, operation: str, examples: int, seed: int, out: Path,
                  command: str) -> CampaignResult:
     """Generate, shrink each kind of disagreement, write the reproducers."""
-    from avs.campaigns.reproducer import write_reproducer
-    from avs.campaigns.scenarios import scenarios
-    from plugins.base import open_device
+    from pto_avs.avs.campaigns.reproducer import write_reproducer
+    from pto_avs.avs.campaigns.scenarios import scenarios
+    from pto_avs.plugins.base import open_device
 
     device = open_device(device_spec)
     try:
@@ -192,7 +192,7 @@ def run_campaign(device_spec: str, operation: str, examples: int, seed: int, out
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from avs.campaigns.scenarios import OPERATIONS
+    from pto_avs.avs.campaigns.scenarios import OPERATIONS
 
     parser.add_argument("--device", required=True, metavar="NAME[:ARG]",
                         help="device under test (compared with the golden model of its profile)")
@@ -234,7 +234,7 @@ def run(args) -> int:
 
 
 def disagreement_id(disagreement: Disagreement) -> str:
-    from avs.campaigns.reproducer import reproducer_id
+    from pto_avs.avs.campaigns.reproducer import reproducer_id
 
     return reproducer_id(disagreement.case.operation, disagreement.case)
 

@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from avs.case import Case, Observation
-from avs.tile_state import element_bits
-from device_model.layouts import is_cube
+from pto_avs.contract.case import Case, Observation
+from pto_avs.contract.tile_state import element_bits
+from pto_avs.device_model.layouts import is_cube
 
 REPRODUCER_SOURCE = "golden-model"  # vectors/schema.json case.source (requested from the lead)
 DESCRIPTOR_FIELDS = ("dtype", "layout", "location", "rows", "cols", "valid", "capacity", "mask")
@@ -32,8 +32,8 @@ OPERATION_EXERCISES = {
 
 
 def _storage_map(layout: str, dtype: str, rows: int, cols: int) -> np.ndarray:
-    from device_model.dtypes import dtype as lookup
-    from device_model.layouts import cube_index_map, ordinary_index_map
+    from pto_avs.device_model.dtypes import dtype as lookup
+    from pto_avs.device_model.layouts import cube_index_map, ordinary_index_map
 
     bits = lookup(dtype).bits
     return cube_index_map(layout, bits, rows, cols) if is_cube(layout) else ordinary_index_map(layout, bits, rows, cols)

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
-from device_model import dtypes
-from device_model.encoding.names import LAYOUT_CODES, ROUNDING_NAMES, transform_layouts
-from device_model.layouts import cube_geometry, fractal_inner
+from pto_avs.device_model import dtypes
+from pto_avs.device_model.encoding.names import LAYOUT_CODES, ROUNDING_NAMES, transform_layouts
+from pto_avs.device_model.layouts import cube_geometry, fractal_inner
 
 OPERATIONS = ("TCVT", "TQUANT", "TMULS", "TGEMV_MX_ACC")
 ROUNDINGS = ROUNDING_NAMES  # NONE (operation default) first
@@ -41,7 +41,7 @@ DEFECT_WEIGHT = 4  # one draw in DEFECT_WEIGHT + 1 has a defect
 @dataclass(frozen=True)
 class Scenario:
     operation: str
-    state: dict  # normalized like avs.loader does (every tile field present)
+    state: dict  # normalized like pto_avs.contract.loader does (every tile field present)
     program: str  # one bundle, newline separated
     defect: str  # "none" or the defect drawn
 

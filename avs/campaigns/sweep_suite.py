@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from avs.campaigns import sweep
+from pto_avs.avs.campaigns import sweep
 
 LEVEL_ONE = set(sweep.pairs(1))
 PAIRS = [pytest.param(s, d, id=f"L{1 if (s, d) in LEVEL_ONE else 2}-{s}-{d}") for s, d in sweep.pairs(2)]
@@ -22,7 +22,7 @@ PAIRS = [pytest.param(s, d, id=f"L{1 if (s, d) in LEVEL_ONE else 2}-{s}-{d}") fo
 
 @pytest.fixture(scope="module")
 def devices(request):
-    from plugins.base import open_device
+    from pto_avs.plugins.base import open_device
 
     specs = request.config.getoption("device")
     if not specs:

@@ -4,7 +4,7 @@ rounding modes, comparison modes, B.FPATR fields.
 Facts from spec/catalog/tile-operations.json (TEPL Mode/Function/engine of
 every TEPL operation) and asl/block/model/state/control-state.asl (layout
 transform codes). tests/test_model_encoding.py checks these tables against the
-catalog shipped in avs/spec_data.
+catalog shipped in contract/spec_data.
 """
 from __future__ import annotations
 

@@ -22,8 +22,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from device_model.numeric import convert  # noqa: E402
-conversion = importlib.import_module("device_model.numeric.convert")  # the module (the package exports the function)
+from pto_avs.device_model.numeric import convert  # noqa: E402
+conversion = importlib.import_module("pto_avs.device_model.numeric.convert")  # the module (the package exports the function)
 
 N = 4_000_000
 

@@ -18,9 +18,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from avs.case import Case  # noqa: E402
-from plugins import c_device  # noqa: E402
-from plugins.process import ProcessDevice  # noqa: E402
+from pto_avs.contract.case import Case  # noqa: E402
+from pto_avs.plugins import c_device  # noqa: E402
+from pto_avs.plugins.process import ProcessDevice  # noqa: E402
 
 BYTES = {"U16": 2, "U8": 1, "FP32": 4, "FP16": 2, "BF16": 2}
 
@@ -52,7 +52,7 @@ def timed(device, cases: list[Case], batch: int):
 
 def open_golden():
     try:
-        from plugins.golden import GoldenDevice
+        from pto_avs.plugins.golden import GoldenDevice
         return GoldenDevice("hw-ieee"), None
     except Exception as exc:  # the golden model is written concurrently; report why it is absent
         return None, f"{type(exc).__name__}: {exc}"

@@ -16,8 +16,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from device_model import dtypes  # noqa: E402
-from device_model.numeric import FLAG_NV, FLAG_NX, FLAG_OF, FLAG_UF, UnsupportedConversion, convert  # noqa: E402
+from pto_avs.device_model import dtypes  # noqa: E402
+from pto_avs.device_model.numeric import FLAG_NV, FLAG_NX, FLAG_OF, FLAG_UF, UnsupportedConversion, convert  # noqa: E402
 
 MODES = ("RNE", "RTZ", "RTM", "RTP", "RNA", "RTO", "RHB")
 

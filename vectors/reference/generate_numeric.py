@@ -27,7 +27,7 @@ from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 
-from vectors.reference import numeric as ref
+from . import numeric as ref
 
 COMMAND = ".venv/bin/python -m vectors.reference.generate_numeric"
 VECTORS_DIR = Path(__file__).resolve().parent.parent

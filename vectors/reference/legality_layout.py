@@ -11,7 +11,7 @@ Written from the PTO ISA 0.58.3 specification, sharing no code with ``device_mod
 - which pad applies: ``CurrentBundlePadValue`` (B.DATR PadValue 00 Zero, 01 Max, 10 Min,
   11 Null; Null leaves the padding undefined), TQUANT's fixed ``TilePad_Null``.
 
-The comparator checks element bits (``avs/compare.py``), so the pad expectations are the
+The comparator checks element bits (``contract/compare.py``), so the pad expectations are the
 pad Word reduced to the element width; the full Word is kept in each case description.
 
 Usage:  python vectors/reference/legality_layout.py write   # (re)write the vector files

@@ -21,10 +21,10 @@ import yaml
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
-from avs import spec_data
-from avs.case import PROFILES, Case
-from avs.tile_state import CUBE_LAYOUTS, element_bits, parse_coordinate
-from device_model.encoding import assemble
+from pto_avs.contract import spec_data
+from pto_avs.contract.case import PROFILES, Case
+from pto_avs.contract.tile_state import CUBE_LAYOUTS, element_bits, parse_coordinate
+from pto_avs.device_model.encoding import assemble
 
 VECTORS_DIR = Path(__file__).resolve().parent.parent / "vectors"
 SCHEMA_PATH = VECTORS_DIR / "schema.json"

@@ -1,6 +1,6 @@
 """Comparator: a Case, a device's Observation and its Capabilities -> a Verdict.
 
-Every aspect the case expects (``avs.case.ASPECTS``; table in vectors/FORMAT.md) gets
+Every aspect the case expects (``pto_avs.contract.case.ASPECTS``; table in vectors/FORMAT.md) gets
 its own verdict: ``pass``, ``fail`` or ``not observable`` (the device declares it
 cannot see that aspect). A failing aspect carries its first divergence and a
 compact bit-level diff of the tile. Knows nothing of pytest, YAML or devices.
@@ -18,8 +18,8 @@ from typing import Optional
 
 import numpy as np
 
-from avs.case import ASPECTS, Case, Observation, TileObservation
-from avs.tile_state import element_bits, initial_arrays, parse_coordinate
+from pto_avs.contract.case import ASPECTS, Case, Observation, TileObservation
+from pto_avs.contract.tile_state import element_bits, initial_arrays, parse_coordinate
 
 PASS, FAIL, NOT_OBSERVABLE = "pass", "fail", "not observable"
 DESCRIPTOR_FIELDS = ("dtype", "layout", "location", "rows", "cols", "valid", "capacity", "mask")
@@ -192,7 +192,7 @@ def _numeric():
     """The golden model's numeric decoding, used for display only; None when it cannot be
     imported (values are then shown in hex alone)."""
     try:
-        from device_model.numeric import flags, formats
+        from pto_avs.device_model.numeric import flags, formats
     except ImportError:
         return None
     return flags, formats
