@@ -317,8 +317,9 @@ def test_shapes_and_inputs():
     assert words.tolist() == [[0x3F800000, 0x40000000], [0xBF800000, 0x7F800000]]
     words, _ = convert(0x3C00, "FP16", "FP32", profile="hw-ieee")
     assert words.shape == () and int(words) == 0x3F800000
-    # negative Python ints and signed arrays are two's-complement words
-    assert convert([-1], "S8", "S16")[0].tolist() == [0xFFFFFFFFFFFFFFFF]
-    assert convert(np.array([-2], dtype=np.int64), "S64", "S32")[0].tolist() == [0xFFFFFFFFFFFFFFFE]
+    # two's-complement words are given as unsigned words (negative ints and signed arrays are
+    # rejected: tests/test_numeric_api.py)
+    assert convert([0xFFFFFFFFFFFFFFFF], "S8", "S16")[0].tolist() == [0xFFFFFFFFFFFFFFFF]
+    assert convert(np.array([-2], dtype=np.int64).view(np.uint64), "S64", "S32")[0].tolist() == [0xFFFFFFFFFFFFFFFE]
     empty, _ = convert([], "FP32", "FP16", profile="hw-ieee")
     assert empty.shape == (0,)

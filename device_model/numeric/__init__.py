@@ -6,6 +6,13 @@ Public API (used by the operations and callable alone)::
     words, flags = convert(bits, "BF16", "E8M0", rounding="RNE", saturate=False,
                            profile="pto-v0", canonicalize=False)
 
+``bits`` is a Python int in 0..2**64-1, a nested sequence of such ints, or an
+unsigned numpy array at least as wide as the source encoding; ``saturate`` and
+``canonicalize`` are bools. Anything else (negative or larger integers, bools,
+floats, strings, signed or narrower arrays) raises TypeError or ValueError
+rather than being reduced or extended. ``quantize`` rejects a multiplier that is
+NaN, infinite or zero, as the reference quantizer does.
+
 All decisions are integer arithmetic on exact ``(sign, significand, exponent)``
 triples, vectorized with numpy; no host float decides a rounding.
 """

@@ -39,7 +39,7 @@ from .flags import FLAG_NV, FLAG_NX, FLAG_OF, FLAG_UF
 from .formats import ValueClass, decode_lanes
 from .integers import convert_integer, indefinite_word, maximum_word, minimum_word, round_to_integer
 from .rounding import RoundingMode, rounding_mode
-from .words import U64, as_words, lanes, normalize_integer
+from .words import MASK64, U64, as_words, lanes, normalize_integer
 
 PROFILES = ("pto-v0", "hw-ieee")
 
@@ -71,24 +71,72 @@ def check_pair(src: DataType, dst: DataType, profile: str) -> None:
         )
 
 
+def source_words(bits, src: DataType) -> np.ndarray:
+    """``bits`` as an unsigned integer array of carrier words, or TypeError/ValueError.
+
+    Accepted: a Python int in 0..2**64-1, a (nested) sequence of them, or an
+    unsigned numpy array (or scalar) at least as wide as ``src``'s encoding; carrier
+    bits above the encoding are ignored by the conversion. Rejected, never
+    reduced or extended: negative or larger integers, bools, floats, strings,
+    signed or narrower arrays.
+    """
+    if isinstance(bits, (np.ndarray, np.generic)):
+        kind = bits.dtype.kind
+        if kind == "O":
+            return source_words(bits.tolist(), src)
+        if kind == "i":
+            raise TypeError(f"{src.name} encodings must be unsigned: a signed {bits.dtype} array would be "
+                            f"sign-extended; pass e.g. array.view(np.uint{bits.dtype.itemsize * 8})")
+        if kind != "u":
+            raise TypeError(f"{src.name} encodings must be unsigned integers, not a {bits.dtype} array")
+        if bits.dtype.itemsize * 8 < src.bits:
+            raise ValueError(f"a {bits.dtype} array cannot hold {src.name} encodings ({src.bits} bits): "
+                             f"pass uint{max(src.bits, 8)} or wider")
+        return np.asarray(bits)
+    if isinstance(bits, (str, bytes)):
+        raise TypeError(f"{src.name} encodings must be integers, not {type(bits).__name__} {bits!r:.40}")
+    if isinstance(bits, int) and not isinstance(bits, bool):
+        values, shape = [bits], ()
+    else:
+        try:
+            grid = np.array(bits, dtype=object)
+        except ValueError as exc:
+            raise ValueError(f"{src.name} encodings: not a regular array of integers ({exc})") from None
+        if grid.ndim == 0:
+            raise TypeError(f"{src.name} encodings must be integers, not {type(bits).__name__}")
+        values, shape = grid.reshape(-1).tolist(), grid.shape
+    kinds = set(map(type, values))  # type checks at C speed
+    if not kinds <= {int}:
+        odd = sorted(k.__name__ for k in kinds - {int})
+        raise TypeError(f"{src.name} encodings must be Python ints (or an unsigned numpy array), "
+                        f"not {', '.join(odd)}")
+    if values and (min(values) < 0 or max(values) > MASK64):
+        bad = min(values) if min(values) < 0 else max(values)
+        raise ValueError(f"{src.name} encoding {bad} is outside 0..2**64-1 (a carrier word is unsigned)")
+    return np.array(values, dtype=U64).reshape(shape)
+
+
+def _flag(value, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, not {type(value).__name__} {value!r:.40}")
+    return bool(value)
+
+
 def convert(bits, src, dst, rounding="RNE", saturate=False, profile="pto-v0", canonicalize=False):
     """Convert raw encodings of ``src`` to ``dst``. Returns ``(words uint64, flags uint8)``.
 
-    ``bits``: an int, int sequence or integer array of raw words (one element
-    per word; X2 types one 4-bit lane per word). The result has the shape of
-    ``bits``. Raises UnsupportedConversion for a pair the profile lacks.
+    ``bits``: carrier words, see ``source_words`` (one element per word; X2 types
+    one 4-bit lane per word). ``saturate``, ``canonicalize``: bools. The result
+    has the shape of ``bits``. Raises UnsupportedConversion for a pair the profile
+    lacks, TypeError/ValueError for input it cannot mean.
     """
     s, d = _dtype(src), _dtype(dst)
     prof = resolve_profile(profile)
     mode = resolve_conversion_rounding(rounding, s, d)
     check_pair(s, d, prof)
-    saturate, canonicalize = bool(saturate), bool(canonicalize)
-    if isinstance(bits, np.ndarray) and bits.dtype.kind in "ui":
-        shape = bits.shape
-        flat = bits.reshape(-1)
-    else:
-        words = as_words(bits)
-        shape, flat = words.shape, words.reshape(-1)
+    saturate, canonicalize = _flag(saturate, "saturate"), _flag(canonicalize, "canonicalize")
+    words = source_words(bits, s)
+    shape, flat = words.shape, words.reshape(-1)
     if prof == "pto-v0":
         out, flags = _reference(flat, s, d, mode, saturate)
     else:

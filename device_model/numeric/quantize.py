@@ -34,14 +34,16 @@ _BIG = 40  # magnitudes of 2**40 or more are out of range of every 8-bit result
 
 
 def _multiplier(multiplier_bits):
-    """Exact FP32 multiplier from the low 32 bits of a word (bits 63:32 are ignored)."""
+    """Exact FP32 multiplier from the low 32 bits of a word (bits 63:32 are ignored).
+    NaN, infinities and +-0 are rejected, as TileProfileQuantize asserts."""
     word = as_words(multiplier_bits).reshape(-1)
     if word.size != 1:
         raise ValueError("quantize takes one scalar multiplier word")
     d = decode_lanes(lanes(word, 32), _FP32)
-    if not d.finite[0]:
+    if not d.finite[0] or d.sig[0] == 0:
+        what = "zero" if d.finite[0] else "not a finite FP32 value"
         raise ValueError(
-            f"multiplier 0x{int(word[0]) & 0xFFFFFFFF:08X} is not a finite FP32 value; "
+            f"multiplier 0x{int(word[0]) & 0xFFFFFFFF:08X} is {what}; "
             "TQUANT rejects it before execution")
     return bool(d.negative[0]), d.sig[0], int(d.exp[0])
 
