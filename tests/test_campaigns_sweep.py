@@ -93,3 +93,58 @@ def test_sweep_items_under_pytest():
     assert run.returncode == 1, run.stdout + run.stderr
     assert "1 failed, 1 passed" in run.stdout
     assert "E4M3->S8" in run.stdout and "first: RNE sat0: E4M3 0x30" in run.stdout
+
+
+# ---------------------------------------------------------------------------
+# a device that learns only by trying: the example C device answers `unsupported`
+
+
+@pytest.fixture(scope="module")
+def c_binary(tmp_path_factory):
+    from pto_avs.plugins import c_device
+
+    try:
+        path, _ = c_device.build(tmp_path_factory.mktemp("c_device"))
+    except c_device.CompilerMissing as exc:
+        pytest.skip(str(exc))
+    return path
+
+
+def test_unsupported_answers_are_not_supported_not_device_errors(c_binary):
+    """The C device (hw-ieee) converts U8 -> S16 bit-exactly and answers `unsupported` for U8 -> FP16
+    (it converts floating types only among FP32, FP16 and BF16) and for E4M3 (a type it does not hold)."""
+    from pto_avs.plugins.process import ProcessDevice
+
+    device = ProcessDevice([str(c_binary)])
+    try:
+        golden = open_device("golden:hw-ieee")
+        refused = sweep.sweep_pair(device, golden, "U8", "FP16")
+        assert (refused.cases, refused.unsupported, refused.device_errors, refused.disagreements) == (16, 16, 0, 0)
+        assert refused.unsupported_reason == "avs-c-device 1.0 (hw-ieee): TCVT U8 -> FP16 under hw-ieee"
+        assert refused.first == "" and refused.elements == 0
+        exact = sweep.sweep_pair(device, golden, "U8", "S16")
+        assert (exact.unsupported, exact.disagreements, exact.elements) == (0, 0, 16 * 256)
+    finally:
+        device.close()
+
+
+def test_cli_exits_zero_when_nothing_differs(c_binary, capsys):
+    status = sweep.main(["--device", f"process:{c_binary}", "--source", "U8", "--dest", "S16", "--dest", "FP16",
+                         "--dest", "E4M3"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "pairs: 3, with disagreements: 0; cases: 48 (not supported 32)" in out
+    assert "device errors: 0" in out
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith("U8->")}
+    assert rows["U8->FP16"][6:8] == ["16", "0"]  # unsup, errors
+
+
+def test_sweep_items_the_device_cannot_run_are_skips(c_binary):
+    command = [sys.executable, "-m", "pytest", "avs/campaigns/sweep_suite.py", "-q", "-rs", "-p", "no:randomly",
+               "--device", f"process:{c_binary}", "-k", "L1-U8-S16 or L1-U8-FP16"]
+    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "1 passed, 1 skipped" in run.stdout, run.stdout
+    skips = [line for line in run.stdout.splitlines() if line.startswith("SKIPPED")]
+    assert len(skips) == 1 and ": not supported: 16 of 16 cases of U8->FP16 on avs-c-device 1.0 (hw-ieee) " \
+        "(avs-c-device 1.0 (hw-ieee): TCVT U8 -> FP16 under hw-ieee)" in skips[0], skips
