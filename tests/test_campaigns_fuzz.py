@@ -152,3 +152,54 @@ def test_cli_golden_against_itself_exits_zero(tmp_path, capsys):
 def test_cli_refuses_unknown_device(tmp_path, capsys):
     assert fuzz.main(["--device", "no-such-device", "--op", "TCVT", "--out", str(tmp_path)]) == 2
     assert "unknown device 'no-such-device'" in capsys.readouterr().err
+
+
+def _reproducer_inputs():
+    from pto_avs.avs.campaigns import sweep
+    from pto_avs.avs.campaigns.reproducer import expectation, reproducer_id
+
+    case = sweep.sweep_cases("U4X2", "U8")[0]
+    return case, expectation(open_device("golden:pto-v0").execute(case)), reproducer_id("TCVT", case)
+
+
+def test_reproducer_writer_follows_no_symlink(tmp_path):
+    """A link planted at the old predictable temporary name, or at the target name, is never
+    written through: the file is created exclusively beside the target and renamed over it."""
+    from pto_avs.avs.campaigns.reproducer import write_reproducer
+
+    case, expect, vector_id = _reproducer_inputs()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / f"{vector_id}.yaml.tmp").symlink_to(victim)
+    (out / f"{vector_id}.yaml").symlink_to(victim)
+    path = write_reproducer(out, case, expect, device="mutant:x", profile="pto-v0", command="test",
+                            disagreement="payload differs")
+    assert victim.read_text() == "precious\n"
+    assert path == out / f"{vector_id}.yaml" and path.is_file() and not path.is_symlink()
+    assert yaml.safe_load(path.read_text())["id"] == vector_id
+    # nothing else left behind: the planted link, the reproducer
+    assert sorted(p.name for p in out.iterdir()) == [f"{vector_id}.yaml", f"{vector_id}.yaml.tmp"]
+
+
+def test_reproducer_writer_writes_whole_or_nothing(tmp_path, monkeypatch):
+    """A failure while the file is written leaves the previous reproducer as it was and no temporary file."""
+    from pto_avs.avs.campaigns import reproducer
+
+    case, expect, vector_id = _reproducer_inputs()
+    path = reproducer.write_reproducer(tmp_path, case, expect, device="d", profile="pto-v0", command="first",
+                                       disagreement="x")
+    before = path.read_bytes()
+
+    dump = yaml.dump
+
+    def fail(document, **kwargs):
+        return dump(document, **kwargs)[:10] + "\udcff"  # not encodable: the write fails part way
+
+    monkeypatch.setattr(reproducer.yaml, "dump", fail)
+    with pytest.raises(UnicodeEncodeError):
+        reproducer.write_reproducer(tmp_path, case, expect, device="d", profile="pto-v0", command="second",
+                                    disagreement="x")
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]

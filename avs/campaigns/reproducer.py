@@ -20,6 +20,7 @@ import yaml
 from pto_avs.contract.case import Case, Observation
 from pto_avs.contract.tile_state import element_bits
 from pto_avs.device_model.layouts import is_cube
+from pto_avs.reports.atomic import write_files
 
 REPRODUCER_SOURCE = "golden-model"  # vectors/schema.json case.source (requested from the lead)
 DESCRIPTOR_FIELDS = ("dtype", "layout", "location", "rows", "cols", "valid", "capacity", "mask")
@@ -194,10 +195,9 @@ def write_reproducer(directory: Path, case: Case, golden_expect: dict, *, device
             "expect": _yaml_expect(golden_expect),
         }],
     }
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{vector_id}.yaml"
+    path = Path(directory) / f"{vector_id}.yaml"
     text = yaml.dump(document, Dumper=_Dumper, sort_keys=False, default_flow_style=None, width=120)
-    temporary = path.with_suffix(".yaml.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)
+    # Whole or not at all, like every report: a temporary file created exclusively (no
+    # symlink followed) beside the target, then renamed over it (a link there is replaced).
+    write_files(path.parent, {path.name: text})
     return path
