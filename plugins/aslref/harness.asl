@@ -1,0 +1,266 @@
+// pto-avs harness: runs pto-avs vector cases on the executable PTO spec.
+// Written for pto-avs (plugins/aslref); appended after the spec's assembled ASL.
+// Every function here only calls the spec's own state, execution and
+// direct-call contract functions; the case functions and main are generated
+// per batch by plugins/aslref/program.py.
+
+// --- initial state -----------------------------------------------------------
+
+func AVSSetGPR(index: GPRIndex, value: Word)
+begin
+    // The vector format has one GPR file; every PE's private copy holds it.
+    for pe = 0 to PTO_MODEL_MEMORY_AGENTS - 1 do
+        WritePEGPR(pe as MemoryAgentId, index, value);
+    end;
+end;
+
+func AVSConfigureTile(index: TileIndex, capacity: integer {0..262144},
+                      columns: integer {0..65535},
+                      valid_rows: integer {0..65535},
+                      valid_columns: integer {0..65535},
+                      data_type: TileDataType, layout: TileLayout,
+                      location: TileLocation, mask: bits(4))
+begin
+    ConfigureTileForMask(index, capacity,
+        DerivedTileRows(capacity, columns, data_type), columns,
+        valid_rows, valid_columns, data_type, layout, location, mask);
+end;
+
+func AVSConfigureCubeTile(index: TileIndex, capacity: integer {0..262144},
+                          valid_rows: integer {0..65535},
+                          valid_columns: integer {0..65535},
+                          data_type: TileDataType, layout: TileLayout,
+                          location: TileLocation, mask: bits(4)) => boolean
+begin
+    if !ConfigureCubeTileForMask(index, capacity, valid_rows, valid_columns,
+            data_type, layout, location, mask) then
+        println "Z ConfigureCubeTileForMask refused tile ", index;
+        return FALSE;
+    end;
+    return TRUE;
+end;
+
+// Writes one Word at a logical coordinate; defined or only stored (undefined).
+func AVSPut(index: TileIndex, row: integer {0..65535},
+            column: integer {0..65535}, value: Word, defined: boolean)
+begin
+    if defined then
+        WriteTileElement(index, row, column, value);
+    else
+        let tile = _Tiles[[index]];
+        _Tiles[[index]] = TileInfoWithLogicalElementAndDefined(tile,
+            TileLogicalLinearIndex(tile, row, column), value, FALSE);
+    end;
+end;
+
+// Defines every coordinate of rows x columns (a negative bound: the tile's
+// own rows or columns) with value inside the valid region and 0 outside.
+func AVSDefine(index: TileIndex, rows: integer, columns: integer, value: Word)
+begin
+    let row_bound = if rows < 0 then _Tiles[[index]].rows else rows;
+    let column_bound = if columns < 0 then _Tiles[[index]].columns else columns;
+    let valid_rows = _Tiles[[index]].valid_rows;
+    let valid_columns = _Tiles[[index]].valid_columns;
+    for row = 0 to row_bound - 1 do
+        for column = 0 to column_bound - 1 do
+            let inside = row < valid_rows && column < valid_columns;
+            WriteTileElement(index, row as integer {0..65535},
+                column as integer {0..65535},
+                if inside then value else Zeros{PTO_XLEN});
+        end;
+    end;
+end;
+
+// Stores value (undefined) over the valid region.
+func AVSStoreValid(index: TileIndex, value: Word)
+begin
+    for row = 0 to _Tiles[[index]].valid_rows - 1 do
+        for column = 0 to _Tiles[[index]].valid_columns - 1 do
+            AVSPut(index, row as integer {0..65535},
+                column as integer {0..65535}, value, FALSE);
+        end;
+    end;
+end;
+
+// --- program -----------------------------------------------------------------
+
+// One instruction word through the spec's total encoded-instruction entry
+// point (a command form goes to ExecuteCommandInstruction).
+func AVSStep(step: integer, word: Word,
+             length: integer {16,32,48,64}) => boolean
+begin
+    if ExecutePTOInstruction(word, length) == PTOInstruction_Executed then
+        return TRUE;
+    end;
+    println "X ", step, " ", _LastFault;
+    return FALSE;
+end;
+
+// A direct call whose contract precondition (the operation's operand
+// legality) does not hold faults as its bundle would: Fault_TileLegality.
+func AVSDirectRejected(step: integer) => boolean
+begin
+    println "X ", step, " Fault_TileLegality direct-call operand legality";
+    return FALSE;
+end;
+
+func AVSSetDataAttributes(data_type: bits(5), layout: bits(5), pad: bits(2),
+                          rounding: bits(3), saturating: boolean,
+                          canonicalize: boolean) => boolean
+begin
+    SetBundleDataAttributeState(data_type, layout, pad, Zeros{3}, rounding,
+        saturating, canonicalize);
+    _BundleDataAttributesPresent = TRUE;
+    return _LastFault == Fault_None;
+end;
+
+func AVSControl(rounding: NumericRoundingMode,
+                saturating: boolean) => NumericExecutionControl
+begin
+    return NumericExecutionControl {
+        rounding_mode = rounding,
+        saturating = saturating
+    };
+end;
+
+func AVSDirectTCVT(step: integer, destination: TileIndex, source: TileIndex,
+                   data_type: bits(5), use_destination_type: boolean,
+                   layout: bits(5), pad: bits(2), rounding_code: bits(3),
+                   rounding: NumericRoundingMode, use_default: boolean,
+                   saturating: boolean, canonicalize: boolean) => boolean
+begin
+    let saved_present = _BundleDataAttributesPresent;
+    let saved = _BundleDataAttributes;
+    let selected_type = if use_destination_type then
+        TileDataTypeToEncoding(_Tiles[[destination]].data_type) else data_type;
+    var legal = AVSSetDataAttributes(selected_type, layout, pad,
+        rounding_code, saturating, canonicalize);
+    var control = AVSControl(rounding, saturating);
+    if use_default then
+        control.rounding_mode = InstructionContractDefaultRounding_TCVT(
+            _Tiles[[source]].data_type, _Tiles[[destination]].data_type);
+    end;
+    legal = legal && TileOperandsLegal_TCVT(destination, source, control);
+    if legal then
+        InstructionContractExecute_TCVT(destination, source, control);
+    end;
+    _BundleDataAttributesPresent = saved_present;
+    _BundleDataAttributes = saved;
+    return legal || AVSDirectRejected(step);
+end;
+
+func AVSDirectTQUANT(step: integer, destination: TileIndex, source: TileIndex,
+                     multiplier: Word, zero_point: Word,
+                     rounding: NumericRoundingMode,
+                     saturating: boolean) => boolean
+begin
+    let control = AVSControl(rounding, saturating);
+    if !InstructionContractOperandsLegal_TQUANT(destination, source,
+            multiplier, zero_point, control) then
+        return AVSDirectRejected(step);
+    end;
+    InstructionContractExecute_TQUANT(destination, source, multiplier,
+        zero_point, control);
+    return TRUE;
+end;
+
+func AVSDirectTMULS(step: integer, destination: TileIndex, source: TileIndex,
+                    scalar: Word, pad: bits(2), pad_present: boolean) => boolean
+begin
+    let saved_present = _BundleDataAttributesPresent;
+    let saved = _BundleDataAttributes;
+    var legal = TRUE;
+    _BundleDataAttributesPresent = FALSE;
+    if pad_present then
+        legal = AVSSetDataAttributes(
+            TileDataTypeToEncoding(_Tiles[[source]].data_type), Zeros{5},
+            pad, Zeros{3}, FALSE, FALSE);
+    end;
+    legal = legal && InstructionContractOperandsLegal_TMULS(destination,
+        source, scalar);
+    if legal then
+        InstructionContractExecute_TMULS(destination, source, scalar);
+    end;
+    _BundleDataAttributesPresent = saved_present;
+    _BundleDataAttributes = saved;
+    return legal || AVSDirectRejected(step);
+end;
+
+func AVSDirectTGEMV_MX_ACC(step: integer, destination: TileIndex,
+                           accumulator: TileIndex, left: TileIndex,
+                           left_scale: TileIndex, right: TileIndex,
+                           right_scale: TileIndex, left_type: bits(5),
+                           use_left_tile_type: boolean, right_type: bits(5),
+                           right_type_present: boolean) => boolean
+begin
+    let saved_operation = _BundleOperation;
+    let saved_present = _BundleDataAttributesPresent;
+    let saved = _BundleDataAttributes;
+    let saved_fixed_point = _BundleFixedPointAttributes;
+    var legal = TRUE;
+    _BundleDataAttributesPresent = FALSE;
+    _BundleFixedPointAttributes.valid = FALSE;
+    if right_type_present then
+        legal = AVSSetDataAttributes(right_type, Zeros{5}, '00', Zeros{3},
+            FALSE, FALSE);
+    end;
+    // The operation descriptor a BSTART of TGEMV_MX_ACC installs (selector 22).
+    InstallBundleOperationDescriptor(BundleOperationDescriptor {
+        valid = TRUE,
+        form_identity = Zeros{7},
+        operation_class = BundleOperation_TileMatrix,
+        selector_valid = TRUE,
+        selector = Zeros{10} + 22,
+        data_type_valid = TRUE,
+        data_type = if use_left_tile_type then
+            TileDataTypeToEncoding(_Tiles[[left]].data_type) else left_type,
+        mode_valid = FALSE,
+        mode = Zeros{2},
+        branch_type_valid = FALSE,
+        branch_type = Zeros{3}
+    });
+    legal = legal && InstructionContractOperandsLegal_TGEMV_MX_ACC(
+        destination, accumulator, left, left_scale, right, right_scale);
+    if legal then
+        TGEMV_MX_ACC(destination, accumulator, left, left_scale, right,
+            right_scale);
+    end;
+    _BundleOperation = saved_operation;
+    _BundleDataAttributesPresent = saved_present;
+    _BundleDataAttributes = saved;
+    _BundleFixedPointAttributes = saved_fixed_point;
+    return legal || AVSDirectRejected(step);
+end;
+
+// --- observation -------------------------------------------------------------
+
+// F: last fault; N: NumericStatus; U: capacity in use; per allocated tile a T
+// line (descriptor) and one R line per row: storage index, definedness and
+// Word of every coordinate, read through the spec's logical-element functions.
+func AVSObserve()
+begin
+    println "F ", _LastFault;
+    println "N ", UInt(NumericStatusFlags());
+    println "U ", TileCapacityInUse();
+    for index = 0 to PTO_TILE_REGISTER_COUNT - 1 do
+        let tile = _Tiles[[index]];
+        if tile.allocated then
+            println "T ", index, " ", tile.storage_kind, " ", tile.data_type,
+                " ", tile.layout, " ", tile.location, " ", tile.rows, " ",
+                tile.columns, " ", tile.valid_rows, " ", tile.valid_columns,
+                " ", tile.capacity_bytes, " ",
+                UInt(_TileAllocationMasks[[index]]);
+            for row = 0 to tile.rows - 1 do
+                print "R";
+                for column = 0 to tile.columns - 1 do
+                    let element = TileLogicalLinearIndex(tile,
+                        row as integer {0..65535}, column as integer {0..65535});
+                    print " ", element, ":",
+                        if TileLogicalElementDefined(tile, element) then 1 else 0,
+                        ":", UInt(TileReadLogicalElement(tile, element));
+                end;
+                println "";
+            end;
+        end;
+    end;
+end;

@@ -1,0 +1,129 @@
+"""What the interpreter printed for a batch, read back as one Observation per case.
+
+``harness.asl`` prints, per case, between ``C <n>`` and ``Q <n>``::
+
+    Z <why>                          the spec refused the initial state (no observation follows)
+    X <step> <fault> [note]          step <step> was not executed; the program stopped there
+    F <fault>                        _LastFault after the program
+    N <flags>                        NumericStatus (5 bits, decimal)
+    U <bytes>                        tile capacity in use
+    T <index> <storage kind> <type> <layout> <location> <rows> <cols> <valid rows> <valid cols> <capacity> <mask>
+    R <e>:<d>:<w> ...                one line per row of the tile above: storage index, defined 0/1,
+                                     Word (decimal) of each coordinate
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from pto_avs.contract.case import FAULT_CLASSES, Observation, TileObservation
+from pto_avs.contract.tile_state import element_bits
+
+
+class OutputError(ValueError):
+    """The interpreter's output does not have the harness's shape."""
+
+
+@dataclass
+class CaseOutput:
+    """The lines printed for one case (``complete`` once its ``Q`` line was read)."""
+
+    number: int
+    lines: list = field(default_factory=list)
+    complete: bool = False
+
+
+def split_cases(stdout: str) -> dict[int, CaseOutput]:
+    """Group the printed lines by case number."""
+    cases: dict[int, CaseOutput] = {}
+    current: Optional[CaseOutput] = None
+    for line in stdout.splitlines():
+        if line.startswith("C "):
+            current = cases.setdefault(int(line[2:]), CaseOutput(int(line[2:])))
+        elif line.startswith("Q ") and current is not None:
+            current.complete = True
+            current = None
+        elif current is not None:
+            current.lines.append(line)
+    return cases
+
+
+def _name(text: str, prefix: str) -> str:
+    if not text.startswith(prefix):
+        raise OutputError(f"expected a {prefix}* name, got {text!r}")
+    return text[len(prefix):]
+
+
+def _tile(header: list[str], rows: list[str]) -> tuple[int, TileObservation]:
+    index, _kind, dtype, layout, location = header[0], header[1], header[2], header[3], header[4]
+    n_rows, n_cols, valid_rows, valid_cols, capacity, mask = (int(v) for v in header[5:11])
+    dtype = _name(dtype, "TileDataType_")
+    if len(rows) != n_rows:
+        raise OutputError(f"tile {index}: {len(rows)} rows printed for {n_rows}")
+    element_mask = (1 << element_bits(dtype)) - 1
+    words, defined, placed = [], [], {}
+    for r, row in enumerate(rows):
+        cells = row.split()[1:]
+        if len(cells) != n_cols:
+            raise OutputError(f"tile {index} row {r}: {len(cells)} coordinates printed for {n_cols}")
+        word_row, defined_row = [], []
+        for cell in cells:
+            storage, flag, word = cell.split(":")
+            word_row.append(int(word))
+            defined_row.append(flag == "1")
+            placed[int(storage)] = int(word) & element_mask
+        words.append(word_row)
+        defined.append(defined_row)
+    storage = [0] * max(n_rows * n_cols, max(placed, default=-1) + 1)
+    for position, bits in placed.items():
+        storage[position] = bits
+    return int(index), TileObservation(
+        dtype=dtype, layout=_name(layout, "TileLayout_"), location=_name(location, "TileLocation_"),
+        rows=n_rows, cols=n_cols, valid=(valid_rows, valid_cols), capacity=capacity, mask=format(mask, "04b"),
+        words=words, defined=defined, storage=storage)
+
+
+def observation(case: CaseOutput, steps: list[str]) -> Observation:
+    """The Observation of one complete case; ``steps`` describes its program steps."""
+    lines = case.lines
+    refused = [line[2:] for line in lines if line.startswith("Z ")]
+    if refused:
+        return Observation.device_error(f"initial state rejected by the spec: {'; '.join(refused)}")
+    try:
+        return _observation(lines, steps)
+    except (OutputError, ValueError, IndexError) as exc:
+        return Observation.device_error(f"unreadable interpreter output for this case: {exc}")
+
+
+def _observation(lines: list[str], steps: list[str]) -> Observation:
+    rejected = next((line.split(maxsplit=3) for line in lines if line.startswith("X ")), None)
+    values = {line[0]: line[2:] for line in lines if line[:2] in ("F ", "N ", "U ")}
+    if set(values) != {"F", "N", "U"}:
+        raise OutputError(f"missing {', '.join(sorted({'F', 'N', 'U'} - set(values)))} line(s)")
+    last_fault = values["F"]
+    detail = None
+    if rejected is not None:
+        step = int(rejected[1])
+        fault = rejected[2]
+        note = f" ({rejected[3]})" if len(rejected) > 3 else ""
+        text = steps[step] if step < len(steps) else "?"
+        detail = f"step {step} ({text}) not executed: {fault}{note}; capacity in use {values['U']} B"
+    else:
+        fault = last_fault
+    fault = None if fault == "Fault_None" else fault
+    if fault is not None and fault not in FAULT_CLASSES:
+        return Observation.device_error(
+            f"the spec raised {fault}, a fault class outside the pto-avs observation contract"
+            + (f" ({detail})" if detail else ""))
+    tiles = {}
+    position = 0
+    tile_lines = [line for line in lines if line[:2] in ("T ", "R ") or line == "R"]
+    while position < len(tile_lines):
+        header = tile_lines[position].split()[1:]
+        if tile_lines[position][0] != "T" or len(header) != 11:
+            raise OutputError(f"expected a tile header, got {tile_lines[position][:80]!r}")
+        count = int(header[5])
+        index, tile = _tile(header, tile_lines[position + 1: position + 1 + count])
+        tiles[index] = tile
+        position += 1 + count
+    return Observation(fault=fault, flags=int(values["N"]), tiles=tiles, detail=detail)

@@ -1,0 +1,268 @@
+"""ASL text for a batch of cases: one function per case and a main that runs them.
+
+Each case function writes the case's initial state with the spec's own state
+functions (through the helpers of ``harness.asl``), feeds the instruction words
+one by one to the spec's encoded-instruction entry point (stopping at the first
+one not executed) and calls the spec's direct-call contracts for direct-call
+items. ``main`` resets the spec once, snapshots every global variable into a
+shadow copy, and before each case restores that copy (``reset="snapshot"``); or,
+for the equivalence check, resets the spec itself (``reset="fresh"``, one case per
+interpreter run). After each case it prints the observation (``AVSObserve``)
+between ``C <n>`` and ``Q <n>`` markers that ``output.py`` reads.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+from pto_avs.contract.case import Case
+from pto_avs.contract.tile_state import CUBE_LAYOUTS, parse_coordinate
+from pto_avs.device_model import dtypes
+from pto_avs.device_model.encoding import assemble, raw_instruction
+from pto_avs.device_model.encoding.assembler import parse_tile
+from pto_avs.device_model.encoding.names import LAYOUT_CODES, ROUNDING_CODES, ROUNDING_NAMES
+from pto_avs.device_model.padding import PAD_NAMES, pad_name
+
+HARNESS = Path(__file__).with_name("harness.asl")
+WORD_MASK = (1 << 64) - 1
+SHADOW_PREFIX = "AVSShadow"
+RESETS = ("snapshot", "fresh")
+DIRECT_TGEMV_UNMAPPED = ("fpatr", "rounding", "sat", "quant_param", "relu_param")
+
+
+def _word(value: int) -> str:
+    return f"Zeros{{PTO_XLEN}} + 0x{int(value) & WORD_MASK:X}"
+
+
+def _bits(value: int, width: int) -> str:
+    return "'" + format(value, f"0{width}b") + "'"
+
+
+def _bool(value) -> str:
+    return "TRUE" if value else "FALSE"
+
+
+def _dtype(name: str) -> str:
+    return f"TileDataType_{dtypes.dtype(name).name}"
+
+
+def _type_code(name: str) -> str:
+    return _bits(dtypes.dtype(name).code, 5)
+
+
+def _tile(value) -> int:
+    if isinstance(value, str):
+        return parse_tile(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 64:
+        return value
+    raise ValueError(f"tile {value!r} is not a TileIndex 0..63")
+
+
+def _rounding(value) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 7:
+        return value
+    code = ROUNDING_CODES.get(str(value).upper())
+    if code is None:
+        raise ValueError(f"unknown rounding {value!r}")
+    return code
+
+
+def _rounding_args(value) -> str:
+    """``rounding_code, rounding, use_default`` of a direct call (NONE: the operation default)."""
+    code = _rounding(value)
+    name = ROUNDING_NAMES[code]
+    return f"{_bits(code, 3)}, NumericRound_{'RNE' if name == 'NONE' else name}, {_bool(code == 0)}"
+
+
+def _pad_bits(value) -> str:
+    return _bits(PAD_NAMES.index(pad_name(value if value is not None else "Null")), 2)
+
+
+def unsupported(case: Case) -> Optional[str]:
+    """Why this adapter cannot map a case onto the spec, or None."""
+    for item in case.program:
+        if isinstance(item, dict) and str(item.get("call", "")).upper() == "TGEMV_MX_ACC":
+            mapped = [key for key in DIRECT_TGEMV_UNMAPPED if item.get(key)]
+            if mapped:
+                return ("the aslref adapter does not map direct TGEMV_MX_ACC post-processing arguments "
+                        f"({', '.join(mapped)}); use a bundle")
+    return None
+
+
+# ---------------------------------------------------------------------------
+# initial state
+
+
+def _state_lines(state: dict) -> list[str]:
+    capacity = _in_range("tile_capacity", state.get("tile_capacity", 262144), 0, 262144)
+    lines = [f"_SystemRegisters.tile_capacity = {_word(capacity)};",
+             f"_SystemRegisters.core_state[36:32] = {_bits(_in_range('status', state.get('status', 0), 0, 31), 5)};"]
+    for index, value in sorted(state.get("gprs", {}).items()):
+        lines.append(f"AVSSetGPR({_in_range('GPR index', int(index), 0, 23)}, {_word(value)});")
+    for tile in state.get("tiles", []):
+        lines += _tile_lines(tile)
+    return lines
+
+
+LAYOUTS = ("RowMajor", "ColumnMajor", "ZN", "NZ") + CUBE_LAYOUTS
+LOCATIONS = ("Vector", "Matrix", "Memory", "Any")
+
+
+def _in_range(what: str, value, low: int, high: int) -> int:
+    """Literal arguments outside a parameter's declared range would fail the spec's type check
+    (and with it the whole batch), so they are refused here."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{what} {value!r} is outside {low}..{high}")
+    return value
+
+
+def _tile_lines(tile: dict) -> list[str]:
+    index = _in_range("tile index", tile["index"], 0, 63)
+    layout = tile.get("layout", "RowMajor")
+    location = tile.get("location") or ("Matrix" if layout in CUBE_LAYOUTS else "Any")
+    if layout not in LAYOUTS or location not in LOCATIONS:
+        raise ValueError(f"tile {index}: layout {layout!r} / location {location!r} is not one the spec names")
+    mask = str(tile.get("mask", "1111"))
+    if len(mask) != 4 or set(mask) - {"0", "1"}:
+        raise ValueError(f"tile {index}: mask {mask!r} is not four binary digits")
+    _in_range(f"tile {index} capacity", tile["capacity"], 0, 262144)
+    valid_rows, valid_cols = (_in_range(f"tile {index} valid", v, 0, 65535) for v in tile["valid"])
+    if layout not in CUBE_LAYOUTS:
+        _in_range(f"tile {index} cols", tile.get("cols"), 0, 65535)
+    for key in tile.get("elements", {}):
+        for v in parse_coordinate(key):
+            _in_range(f"tile {index} element coordinate", v, 0, 65535)
+    descriptor = (f"{_dtype(tile['dtype'])}, TileLayout_{layout}, TileLocation_{location}, "
+                  f"'{mask}'")
+    if layout in CUBE_LAYOUTS:
+        lines = [f"if !AVSConfigureCubeTile({index}, {tile['capacity']}, {valid_rows}, {valid_cols}, "
+                 f"{descriptor}) then return FALSE; end;"]
+    else:
+        lines = [f"AVSConfigureTile({index}, {tile['capacity']}, {tile['cols']}, {valid_rows}, {valid_cols}, "
+                 f"{descriptor});"]
+    mode = tile.get("defined", "valid")
+    base = int(tile.get("fill", 0)) & WORD_MASK
+    data = tile.get("data", [])
+    if mode == "all":
+        lines.append(f"AVSDefine({index}, -1, -1, {_word(base)});")
+    elif mode == "valid" and not data:
+        lines.append(f"AVSDefine({index}, {valid_rows}, {valid_cols}, {_word(base)});")
+    elif mode == "none" and base:
+        lines.append(f"AVSStoreValid({index}, {_word(base)});")
+    # Data values: every one when nothing wrote the valid region yet (defined: valid), else those
+    # that differ from what is there.
+    every = mode == "valid"
+    defined = _bool(mode != "none")
+    for r, row in enumerate(data):
+        for c, value in enumerate(row):
+            if every or int(value) & WORD_MASK != base:
+                lines.append(f"AVSPut({index}, {r}, {c}, {_word(value)}, {defined});")
+    for key, value in tile.get("elements", {}).items():
+        r, c = parse_coordinate(key)
+        inside = r < valid_rows and c < valid_cols
+        element_defined = mode == "all" or (mode == "valid" and inside)
+        lines.append(f"AVSPut({index}, {r}, {c}, {_word(value)}, {_bool(element_defined)});")
+    return lines
+
+
+# ---------------------------------------------------------------------------
+# program
+
+
+def program_steps(program) -> list[tuple[str, str]]:
+    """(ASL call returning FALSE when the step is not executed, description) per step, in order."""
+    steps = []
+    for item in program:
+        if isinstance(item, str):
+            steps += [("word", ins) for ins in assemble(item)]
+        elif isinstance(item, int) and not isinstance(item, bool):
+            steps.append(("word", raw_instruction(item)))
+        elif isinstance(item, dict):
+            steps.append(("call", item))
+        else:
+            raise ValueError(f"program item {item!r} is not assembly text, a word or a direct call")
+    out = []
+    for number, (kind, step) in enumerate(steps):
+        if kind == "word":
+            out.append((f"AVSStep({number}, {_word(step.word)}, {step.length})", step.text))
+        else:
+            out.append((_direct_call(number, step), f"direct {str(step.get('call')).upper()}"))
+    return out
+
+
+def _direct_call(number: int, item: dict) -> str:
+    name = str(item.get("call", "")).upper()
+    if name == "TCVT":
+        dtype = item.get("dtype")
+        layout = item.get("layout", 0)
+        layout = layout if isinstance(layout, int) else LAYOUT_CODES[str(layout).upper()]
+        return (f"AVSDirectTCVT({number}, {_tile(item['dst'])}, {_tile(item['src'])}, "
+                f"{_type_code(dtype) if dtype else _bits(0, 5)}, {_bool(not dtype)}, {_bits(layout, 5)}, "
+                f"{_pad_bits(item.get('pad'))}, {_rounding_args(item.get('rounding'))}, "
+                f"{_bool(item.get('sat'))}, {_bool(item.get('canonicalize'))})")
+    if name == "TQUANT":
+        rounding = ROUNDING_NAMES[_rounding(item.get("rounding"))]
+        return (f"AVSDirectTQUANT({number}, {_tile(item['dst'])}, {_tile(item['src'])}, "
+                f"{_word(item.get('multiplier', 0x3F800000))}, {_word(item.get('zero_point', 0))}, "
+                f"NumericRound_{'RNE' if rounding == 'NONE' else rounding}, {_bool(item.get('sat'))})")
+    if name == "TMULS":
+        pad = pad_name(item.get("pad", "Null"))
+        return (f"AVSDirectTMULS({number}, {_tile(item['dst'])}, {_tile(item['src'])}, "
+                f"{_word(item.get('scalar', 0))}, {_pad_bits(pad)}, {_bool(pad != 'Null')})")
+    if name == "TGEMV_MX_ACC":
+        atype, btype = item.get("atype"), item.get("btype")
+        scale = [_tile(item[k]) if item.get(k) is not None else 0 for k in ("a_scale", "b_scale")]
+        return (f"AVSDirectTGEMV_MX_ACC({number}, {_tile(item['dst'])}, {_tile(item['acc'])}, "
+                f"{_tile(item['a'])}, {scale[0]}, {_tile(item['b'])}, {scale[1]}, "
+                f"{_type_code(atype) if atype else _bits(0, 5)}, {_bool(not atype)}, "
+                f"{_type_code(btype) if btype else _bits(0, 5)}, {_bool(btype)})")
+    raise ValueError(f"direct call {item.get('call')!r}: expected TCVT, TQUANT, TMULS or TGEMV_MX_ACC")
+
+
+def case_function(number: int, case: Case) -> tuple[str, list[str]]:
+    """The ASL function of one case and the descriptions of its steps (raises ValueError
+    when the case cannot be written)."""
+    steps = program_steps(case.program)
+    body = _state_lines(case.state)
+    body += [f"if !{call} then return TRUE; end;" for call, _ in steps]
+    text = (f"// {case.id}\nfunc AVSCase{number}() => boolean\nbegin\n"
+            + "".join(f"    {line}\n" for line in body) + "    return TRUE;\nend;\n")
+    return text, [description for _, description in steps]
+
+
+# ---------------------------------------------------------------------------
+# the batch
+
+
+def shadow_functions(globals_: list[tuple[str, str]]) -> str:
+    """Shadow copies of the spec's global variables, with AVSSnapshot and AVSRestore."""
+    declarations = "".join(f"var {SHADOW_PREFIX}{name} : {kind};\n" for name, kind in globals_)
+    snapshot = "".join(f"    {SHADOW_PREFIX}{name} = {name};\n" for name, _ in globals_)
+    restore = "".join(f"    {name} = {SHADOW_PREFIX}{name};\n" for name, _ in globals_)
+    return (declarations + "\nfunc AVSSnapshot()\nbegin\n" + snapshot + "end;\n\n"
+            + "func AVSRestore()\nbegin\n" + restore + "end;\n")
+
+
+def batch_program(functions: list[tuple[int, str]], globals_: list[tuple[str, str]], reset: str) -> str:
+    """The generated part of a batch: shadows, case functions (number, text) and main."""
+    if reset not in RESETS:
+        raise ValueError(f"reset {reset!r} is not one of {', '.join(RESETS)}")
+    if reset == "fresh" and len(functions) != 1:
+        raise ValueError("a fresh reset runs one case per interpreter run")
+    parts = ["// Generated by pto-avs (plugins/aslref/program.py) for one batch of cases.\n"]
+    if reset == "snapshot":
+        parts.append(shadow_functions(globals_))
+    parts += [text for _, text in functions]
+    main = ["func main() => integer", "begin", "    ResetProfileState();"]
+    if reset == "snapshot":
+        main.append("    AVSSnapshot();")
+    for number, _ in functions:
+        if reset == "snapshot":
+            main.append("    AVSRestore();")
+        main += [f'    println "C {number}";', f"    if AVSCase{number}() then AVSObserve(); end;",
+                 f'    println "Q {number}";']
+    main += ["    return 0;", "end;", ""]
+    parts.append("\n".join(main))
+    return "\n".join(parts)
