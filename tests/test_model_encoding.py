@@ -124,8 +124,8 @@ def test_seed_template_lines_are_rejected_with_a_named_cause(line):
     ("B.DATR Foo", "'Foo'"),
     ("B.DIM LB3=1", "LB0, LB1 or LB2"),
     ("B.DIM LB0=131072", "17-bit"),
-    ("B.IOR R1, R2, R3, R4", "one to three"),
-    ("B.IOR R40", "R0..R23"),
+    ("B.IOR R1, R2, R3, R4", "at most three"),
+    ("B.IOR R40", "expected a GPR"),
     ("B.FPATR ReluMode=8", "3-bit"),
     ("FOO 1", "unknown mnemonic"),
     (".word 0x100000000", "32-bit"),
@@ -203,7 +203,7 @@ def test_source_only_form_keeps_ignored_hand_bits():
     word = 0x00185E13 | 1 << 7  # B.IOT T1, mask=1111, <last> with DstTile bits = U
     assert match_form(word, 32).key == "B.IOT.S"
     text = disassemble(word, 32)
-    assert text == "B.IOT T1, mask=1111, <last>, ->U<0>"
+    assert text == "B.IOT T#2, mask=1111, <last>, ->U<0>"
     assert assemble(text)[0].word == word
 
 

@@ -1,10 +1,13 @@
-"""Name tables of the block encodings: TEPL operations, layout transforms,
-rounding modes, comparison modes, B.FPATR fields.
+"""Name tables of the block encodings: Tile operations, layout transforms,
+rounding modes, comparison modes, B.FPATR fields, GPR and tile names, branch
+types, B.CATR/B.HINT items.
 
 Facts from spec/catalog/tile-operations.json (TEPL Mode/Function/engine of
-every TEPL operation) and asl/block/model/state/control-state.asl (layout
-transform codes). tests/test_model_encoding.py checks these tables against the
-catalog shipped in contract/spec_data.
+every TEPL operation, the BSTART mnemonic of every CUBE and TLSU operation),
+asl/block/model/state/control-state.asl (layout transform codes) and the
+instruction contracts (GPR selector field domain, B.FPATR ReluMode codes,
+B.HINT/B.CATR operands, BSTART branch types). tests/test_model_encoding.py
+checks these tables against contract/spec_data.
 """
 from __future__ import annotations
 
@@ -74,3 +77,41 @@ FPATR_FIELDS = ("PreQuantMode", "ReluMode", "GroupNCode", "RowMaxEn", "GroupMaxE
 
 # B.FPATR GroupNCode -> group width N (0: GroupMax disabled).
 GROUP_N = (0, 8, 16, 32, 48, 64, 80, 96, 112, 128)
+
+# BSTART form key -> Tile operation, for the 22 CUBE and TLSU operations (the 87
+# TEPL operations share BSTART.TEPL and are told apart by TEPL_OPS).
+BSTART_OPERATIONS = {
+    "BSTART.TLOAD": "TLOAD", "BSTART.TSTORE": "TSTORE", "BSTART.TMOV": "TMOV",
+    "BSTART.TPREFETCH": "TPREFETCH", "BSTART.MGATHER": "MGATHER", "BSTART.MSCATTER": "MSCATTER",
+    "BSTART.MGATHER.MASK": "MGATHER_MASK", "BSTART.MSCATTER.MASK": "MSCATTER_MASK",
+    "BSTART.MGATHER.CAS": "MGATHER_CAS", "BSTART.GMOV": "GMOV",
+    "BSTART.TMATMUL": "TMATMUL", "BSTART.TMATMUL.BIAS": "TMATMUL_BIAS", "BSTART.TMATMUL.ACC": "TMATMUL_ACC",
+    "BSTART.TMATMULMX": "TMATMUL_MX", "BSTART.TMATMULMX.BIAS": "TMATMUL_MX_BIAS",
+    "BSTART.TMATMULMX.ACC": "TMATMUL_MX_ACC", "BSTART.TGEMV": "TGEMV", "BSTART.TGEMV.BIAS": "TGEMV_BIAS",
+    "BSTART.TGEMV.ACC": "TGEMV_ACC", "BSTART.TGEMVMX": "TGEMV_MX", "BSTART.TGEMVMX.BIAS": "TGEMV_MX_BIAS",
+    "BSTART.TGEMVMX.ACC": "TGEMV_MX_ACC",
+}
+
+# GPR selector 0..23 -> assembly name (field domain PTO-FIELD-BLOCK-GPR-SELECTOR);
+# selectors 24..31 are reserved and have no name.
+GPR_NAMES = ("zero", "sp", "a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "ra",
+             "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "x0", "x1", "x2", "x3")
+
+# Branch type codes: bits 14:12 of the BSTART.FP/STD forms and the BrType field of
+# C.BSTART.FP/STD (which assigns only FALL, IND and RET).
+BRANCH_TYPE_NAMES = {1: "FALL", 2: "DIRECT", 3: "COND", 5: "IND", 7: "RET"}
+
+# B.FPATR ReluMode: 0 None, 1 ReLU, 2 scalar LReLU/PReLU, 3 vector PReLU.
+RELU_NAMES = ("None", "ReLU", "LReLU", "PReLU")
+
+# B.HINT temp codes and B.CATR flags (with the B.CATR field each sets).
+HINT_TEMPERATURES = ("none", "cool", "warm", "hot")
+CATR_FLAGS = {"trap": ("trap",), "atomic": ("atom",), "aq": ("aq",), "rl": ("rl",),
+              "aqrl": ("aq", "rl"), "far": ("far",), "dr": ("DR",)}
+
+# B.FPATR PreQuantMode names. The spec has no name table for the 27 codes: the
+# B.FPATR contract writes "None" for code 0 and, in one example, "S8Vector". That
+# name is read as code 2, the lowest code with an S8 result and a vector
+# parameter (code 23 is the FP32-accumulator one). Every code can be written as
+# its number, and the disassembler writes numbers for every code but 0.
+PREQUANT_NAMES = {"None": 0, "S8Vector": 2}
