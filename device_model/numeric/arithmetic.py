@@ -73,15 +73,15 @@ def multiply(a_bits, scalar_bits, dtype, profile="pto-v0"):
     return words.reshape(shape), flags.reshape(shape)
 
 
-def _not_a_number(d: Decoded):
+def not_a_number(d: Decoded):
     return d.nan | (d.cls == ValueClass.INVALID_ENCODING)
 
 
-def _signals_invalid(d: Decoded):
+def signals_invalid(d: Decoded):
     return (d.cls == ValueClass.SIGNALING_NAN) | (d.cls == ValueClass.INVALID_ENCODING)
 
 
-def _is_zero(d: Decoded):
+def is_zero(d: Decoded):
     return (d.cls == ValueClass.POSITIVE_ZERO) | (d.cls == ValueClass.NEGATIVE_ZERO)
 
 
@@ -89,16 +89,16 @@ def _ieee_multiply(x: Decoded, y: Decoded, t: DataType):
     negative = x.negative ^ y.negative
     sig, extra = exact_product(x.sig, y.sig)
     words, flags = round_to_float(negative, sig, x.exp + y.exp + extra, t, RoundingMode.RNE, False)
-    inf_times_zero = (x.infinite & _is_zero(y)) | (y.infinite & _is_zero(x))
+    inf_times_zero = (x.infinite & is_zero(y)) | (y.infinite & is_zero(x))
     infinite = (x.infinite | y.infinite) & ~inf_times_zero
     if infinite.any():  # only formats with infinities get here
         words = np.where(infinite, U64(infinity_code(t)) | (negative.astype(U64) << U64(t.fmt.sign_bit)), words)
         flags = np.where(infinite, 0, flags)
-    nan = _not_a_number(x) | _not_a_number(y) | inf_times_zero
+    nan = not_a_number(x) | not_a_number(y) | inf_times_zero
     if nan.any():
         canonical = U64(t.canonical_nan) if t.canonical_nan is not None else U64(0)
         words = np.where(nan, canonical, words)
-        invalid = _signals_invalid(x) | _signals_invalid(y) | inf_times_zero
+        invalid = signals_invalid(x) | signals_invalid(y) | inf_times_zero
         flags = np.where(nan, np.where(invalid | (t.canonical_nan is None), FLAG_NV, 0), flags)
     return words.astype(U64), flags.astype(np.uint8)
 
@@ -135,15 +135,15 @@ def scaled_fma_fp32(acc_bits, a_bits, atype, a_scale, b_bits, btype, b_scale):
     p_negative = x.negative ^ y.negative
     p_sig, extra = exact_product(x.sig, y.sig)
     p_exp = x.exp + y.exp + extra
-    negative, sig, exp = _exact_sum(p_negative, p_sig, p_exp, c.negative, c.sig, c.exp)
+    negative, sig, exp = exact_sum(p_negative, p_sig, p_exp, c.negative, c.sig, c.exp)
     words, flags = round_to_float(negative, sig, exp, _FP32, RoundingMode.RNE, False)
 
     # A NaN operand (or a NaN scale, which makes its term a quiet NaN) gives the
     # canonical NaN, NV only for a signalling operand; IEEE leaves inf*0 + qNaN
     # implementation-defined and this takes the quiet choice.
-    nan = _not_a_number(c) | _not_a_number(x) | _not_a_number(y) | x_nan_scale | y_nan_scale
-    signals = _signals_invalid(c) | _signals_invalid(x) | _signals_invalid(y)
-    inf_times_zero = ~nan & ((x.infinite & _is_zero(y)) | (y.infinite & _is_zero(x)))
+    nan = not_a_number(c) | not_a_number(x) | not_a_number(y) | x_nan_scale | y_nan_scale
+    signals = signals_invalid(c) | signals_invalid(x) | signals_invalid(y)
+    inf_times_zero = ~nan & ((x.infinite & is_zero(y)) | (y.infinite & is_zero(x)))
     p_inf = ~nan & (x.infinite | y.infinite) & ~inf_times_zero
     opposite_infs = p_inf & c.infinite & (p_negative != c.negative)
     infinite = ~nan & (p_inf | c.infinite) & ~opposite_infs
@@ -156,7 +156,7 @@ def scaled_fma_fp32(acc_bits, a_bits, atype, a_scale, b_bits, btype, b_scale):
     return words.astype(U64).reshape(shape), flags.astype(np.uint8).reshape(shape)
 
 
-def _exact_sum(n1, s1, e1, n2, s2, e2):
+def exact_sum(n1, s1, e1, n2, s2, e2):
     """Exact sum of two signed values ``s * 2**e`` (significands below 2**62)
     as ``(negative, sig, exp)``, with a sticky bit jammed into bit 0 when the
     smaller term reaches below the 63-bit frame (a rounding to FP32 stays
