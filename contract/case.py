@@ -6,6 +6,7 @@ pytest or any particular device.
 """
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -62,6 +63,61 @@ class Case:
         }
 
 
+# The JSON type of every Observation member, when it is not null (vectors/FORMAT.md "Observation").
+MEMBER_TYPES = {
+    "fault": "string", "flags": "integer", "tiles": "object", "encoding": "array", "error": "string",
+    "detail": "string",
+}
+TILE_MEMBER_TYPES = {
+    "dtype": "string", "layout": "string", "location": "string", "mask": "string", "rows": "integer",
+    "cols": "integer", "capacity": "integer", "valid": "array", "words": "array", "defined": "array",
+    "storage": "array",
+}
+
+
+def json_type(value) -> str:
+    """The JSON type a value stands for (numpy integers are integers, numpy arrays arrays)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return "boolean"
+    if isinstance(value, numbers.Integral):
+        return "integer"
+    if isinstance(value, numbers.Real):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, (list, tuple)) or hasattr(value, "__array__"):
+        return "array"
+    return type(value).__name__
+
+
+def member_problem(path: str, value, wanted: str) -> Optional[str]:
+    """Why member ``path`` (``flags``, ``tiles.3.words``) is not of JSON type ``wanted``, if it is not (null is fine)."""
+    found = json_type(value)
+    if value is None or found == wanted:
+        return None
+    return f"member '{path}' must be {'an' if wanted[0] in 'aeiou' else 'a'} {wanted} or null, not {found}"
+
+
+def observation_problem(observation: "Observation") -> Optional[str]:
+    """The first member of ``observation`` (or of one of its tiles) of the wrong type, named by its path."""
+    for name, wanted in MEMBER_TYPES.items():
+        problem = member_problem(name, getattr(observation, name), wanted)
+        if problem:
+            return problem
+    for index, tile in observation.tiles.items():
+        if not isinstance(tile, TileObservation):
+            return f"member 'tiles.{index}' must be a tile, not {json_type(tile)}"
+        for name, wanted in TILE_MEMBER_TYPES.items():
+            problem = member_problem(f"tiles.{index}.{name}", getattr(tile, name), wanted)
+            if problem:
+                return problem
+    return None
+
+
 @dataclass
 class TileObservation:
     dtype: Optional[str] = None
@@ -83,8 +139,15 @@ class TileObservation:
         return out
 
     @classmethod
-    def from_json(cls, data: dict) -> "TileObservation":
+    def from_json(cls, data: dict, path: str = "tile") -> "TileObservation":
+        """Parse one tile; ValueError names a member of the wrong JSON type by ``path``."""
+        if not isinstance(data, dict):
+            raise ValueError(f"member '{path}' must be an object, not {json_type(data)}")
         known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        for name, value in known.items():
+            problem = member_problem(f"{path}.{name}", value, TILE_MEMBER_TYPES[name])
+            if problem:
+                raise ValueError(problem)
         if known.get("valid") is not None:
             known["valid"] = tuple(known["valid"])
         return cls(**known)
@@ -112,25 +175,28 @@ class Observation:
 
     @classmethod
     def from_json(cls, data: dict) -> "Observation":
-        """Parse a JSON observation; raises ValueError on a malformed one."""
+        """Parse a JSON observation; raises ValueError on a malformed one, naming a member
+        of the wrong JSON type by its path (``flags``, ``tiles.0.words``)."""
         if not isinstance(data, dict):
-            raise ValueError("observation must be an object")
-        tiles = data.get("tiles") or {}
-        if not isinstance(tiles, dict):
-            raise ValueError("observation 'tiles' must be an object")
-        try:
-            parsed = {int(k): TileObservation.from_json(v) for k, v in tiles.items()}
-        except (TypeError, ValueError, AttributeError) as exc:
-            raise ValueError(f"malformed observation tiles: {exc}") from None
+            raise ValueError(f"observation must be an object, not {json_type(data)}")
+        for name, wanted in MEMBER_TYPES.items():
+            problem = member_problem(name, data.get(name), wanted)
+            if problem:
+                raise ValueError(problem)
+        parsed = {}
+        for key, tile in (data.get("tiles") or {}).items():
+            if isinstance(key, str) and key.isascii() and key.isdigit():
+                index = int(key)
+            elif type(key) is int:
+                index = key
+            else:
+                raise ValueError(f"member 'tiles' key {key!r} is not a TileIndex")
+            parsed[index] = TileObservation.from_json(tile, f"tiles.{key}")
         fault = data.get("fault")
         if fault is not None and fault not in FAULT_CLASSES:
             raise ValueError(f"unknown fault class {fault!r}")
-        flags = data.get("flags")
-        if flags is not None and not isinstance(flags, int):
-            raise ValueError("observation 'flags' must be an integer")
-        return cls(fault=fault, flags=flags, tiles=parsed,
-                   encoding=data.get("encoding"), error=data.get("error"),
-                   detail=data.get("detail") if isinstance(data.get("detail"), str) else None)
+        return cls(fault=fault, flags=data.get("flags"), tiles=parsed, encoding=data.get("encoding"),
+                   error=data.get("error"), detail=data.get("detail"))
 
     @classmethod
     def device_error(cls, message: str) -> "Observation":

@@ -18,7 +18,7 @@ from typing import Optional
 
 import numpy as np
 
-from pto_avs.contract.case import ASPECTS, Case, Observation, TileObservation
+from pto_avs.contract.case import ASPECTS, Case, Observation, TileObservation, observation_problem
 from pto_avs.contract.tile_state import element_bits, initial_arrays, parse_coordinate
 
 PASS, FAIL, NOT_OBSERVABLE = "pass", "fail", "not observable"
@@ -181,6 +181,9 @@ def _check_structure(observation: Observation) -> None:
     for index, tile in observation.tiles.items():
         if isinstance(index, bool) or not isinstance(index, int) or not isinstance(tile, TileObservation):
             raise MalformedObservation(f"tile entry {index!r} is not a TileIndex with a TileObservation")
+    problem = observation_problem(observation)  # a member of the wrong type is never judged
+    if problem:
+        raise MalformedObservation(problem)
 
 
 # ---------------------------------------------------------------------------

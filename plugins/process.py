@@ -134,8 +134,12 @@ class _Process:
             status = self.popen.wait(timeout=1.0)
         except subprocess.TimeoutExpired:
             return f"device {what}"
-        how = f"killed by signal {-status}" if status < 0 else f"exited with status {status}"
-        return f"device {what}: it {how}"
+        return f"device {what}: it {_exit_status(status)}"
+
+    def last_words(self) -> str:
+        """Stop the process (if it still runs) and return the tail of its stderr, all of it read."""
+        _end_group(self.popen)
+        return self.stderr_tail()
 
     def kill(self) -> None:
         self._finalizer()
@@ -150,7 +154,18 @@ class _Process:
         self.kill()
 
 
-def _kill_group(popen: subprocess.Popen) -> None:
+def _exit_status(status: int) -> str:
+    if status >= 0:
+        return f"exited with status {status}"
+    try:
+        name = f" ({signal.Signals(-status).name})"
+    except ValueError:
+        name = ""
+    return f"was killed by signal {-status}{name}"
+
+
+def _end_group(popen: subprocess.Popen) -> None:
+    """Kill the device's process group, if the device still runs, and reap it."""
     if popen.poll() is None:
         try:
             os.killpg(popen.pid, signal.SIGKILL)
@@ -160,6 +175,10 @@ def _kill_group(popen: subprocess.Popen) -> None:
         popen.wait(timeout=5.0)
     except subprocess.TimeoutExpired:
         pass
+
+
+def _kill_group(popen: subprocess.Popen) -> None:
+    _end_group(popen)
     for stream in (popen.stdin, popen.stdout, popen.stderr):
         try:
             stream.close()
@@ -346,7 +365,8 @@ class ProcessDevice(Device):
             self._process = None
 
     def _with_stderr(self, message: str) -> str:
-        tail = self._process.stderr_tail() if self._process is not None else ""
+        """``message`` and the device's last words on stderr (the process is stopped first)."""
+        tail = self._process.last_words() if self._process is not None else ""
         return f"{message}; device stderr: {tail}" if tail else message
 
     # -- Device interface
@@ -452,7 +472,7 @@ class ProcessDevice(Device):
         seen: set = set()
         for entry in entries:
             case_id = entry.get("id") if isinstance(entry, dict) else None
-            if case_id not in wanted:
+            if not isinstance(case_id, str) or case_id not in wanted:
                 continue  # unattributable (no id, or not one of this request's): its case counts as missing
             if case_id in seen:
                 answers[case_id] = Observation.device_error("device returned more than one result for this case")
@@ -508,33 +528,30 @@ def _grid_problem(grid, name: str, rows: Optional[int], cols: Optional[int]) -> 
 
 
 def _check_observation(obs: Observation) -> None:
-    """Types and shapes ``Observation.from_json`` leaves unchecked; ValueError names the first problem."""
-    if obs.flags is not None and not (_is_int(obs.flags) and 0 <= obs.flags <= 0x1F):
-        raise ValueError(f"flags {obs.flags!r} is not a 5-bit NumericStatus value")
-    if obs.encoding is not None and not (isinstance(obs.encoding, list) and all(map(_is_int, obs.encoding))):
-        raise ValueError("encoding is not a list of integers")
+    """Ranges and shapes beyond the JSON types ``Observation.from_json`` checks; ValueError names
+    the member and the first problem."""
+    if obs.flags is not None and not 0 <= obs.flags <= 0x1F:
+        raise ValueError(f"member 'flags': {obs.flags!r} is not a 5-bit NumericStatus value")
+    if obs.encoding is not None and not all(map(_is_int, obs.encoding)):
+        raise ValueError("member 'encoding' is not a list of integers")
     for index, tile in obs.tiles.items():
-        where = f"tile {index}"
         if not 0 <= index < 64:
-            raise ValueError(f"{where}: not a TileIndex 0..63")
-        for name in ("dtype", "layout", "location", "mask"):
-            value = getattr(tile, name)
-            if value is not None and not isinstance(value, str):
-                raise ValueError(f"{where}: {name} {value!r} is not a string")
+            raise ValueError(f"member 'tiles' key {index} is not a TileIndex 0..63")
+        where = f"tiles.{index}"
         for name in ("rows", "cols", "capacity"):
             value = getattr(tile, name)
-            if value is not None and not (_is_int(value) and value >= 0):
-                raise ValueError(f"{where}: {name} {value!r} is not a non-negative integer")
+            if value is not None and value < 0:
+                raise ValueError(f"member '{where}.{name}': {value!r} is not a non-negative integer")
         if tile.valid is not None and not (len(tile.valid) == 2 and all(map(_is_int, tile.valid))):
-            raise ValueError(f"{where}: valid {list(tile.valid)!r} is not [rows, cols]")
+            raise ValueError(f"member '{where}.valid': {list(tile.valid)!r} is not [rows, cols]")
         for name in ("words", "defined"):
             grid = getattr(tile, name)
             if grid is not None:
                 problem = _grid_problem(grid, name, tile.rows, tile.cols)
                 if problem:
-                    raise ValueError(f"{where}: {name} {problem}")
-        if tile.storage is not None and not (isinstance(tile.storage, list) and all(map(_is_int, tile.storage))):
-            raise ValueError(f"{where}: storage is not a list of integers")
+                    raise ValueError(f"member '{where}.{name}' {problem}")
+        if tile.storage is not None and not all(map(_is_int, tile.storage)):
+            raise ValueError(f"member '{where}.storage' is not a list of integers")
 
 
 def open_device(arg: Optional[str]) -> ProcessDevice:

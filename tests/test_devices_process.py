@@ -16,7 +16,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from pto_avs.contract.case import ASPECTS, Case, Observation
+from pto_avs.contract.case import ASPECTS, Case, Observation, TileObservation
 from pto_avs.plugins import c_device
 from pto_avs.plugins.base import open_device as open_named_device
 from pto_avs.plugins.process import ProcessDevice, parse_hello, ProtocolError, VersionError
@@ -403,6 +403,17 @@ PROXY = textwrap.dedent('''
             if name == "bad-fault": obs["fault"] = "Fault_Bogus"
             if name == "bad-tiles": obs["tiles"] = [1, 2]
             if name == "bad-words": obs["tiles"]["0"]["words"][0][0] = -1
+            if name == "tile-string": obs["tiles"]["0"] = "T0: 32x32 U8"
+            if name == "words-string": obs["tiles"]["0"]["words"] = "0x2c"
+            if name == "dtype-number": obs["tiles"]["0"]["dtype"] = 8
+            if name == "valid-number": obs["tiles"]["0"]["valid"] = 1
+            if name == "rows-bool": obs["tiles"]["0"]["rows"] = True
+            if name == "flags-bool": obs["flags"] = False
+            if name == "flags-float": obs["flags"] = 16.0
+            if name == "encoding-string": obs["encoding"] = "d1b2c3"
+            if name == "detail-number": obs["detail"] = 7
+            if name == "tile-key": obs["tiles"] = {"T0": obs["tiles"]["0"]}
+            if name == "list-id": entry["id"] = [entry["id"]]
             if name == "short-words": obs["tiles"]["0"]["words"].pop()
             if name == "not-object": entry["observation"] = "fine"
             if name == "both": entry["unsupported"] = "and also unsupported"
@@ -481,14 +492,32 @@ def test_device_answering_garbage(proxy):
 
 
 MALFORMED = {
-    "bad-flags": "malformed observation from the device: observation 'flags' must be an integer",
-    "big-flags": "malformed observation from the device: flags 99 is not a 5-bit NumericStatus value",
+    "bad-flags": "malformed observation from the device: member 'flags' must be an integer or null, not string",
+    "big-flags": "malformed observation from the device: member 'flags': 99 is not a 5-bit NumericStatus value",
     "bad-fault": "malformed observation from the device: unknown fault class 'Fault_Bogus'",
-    "bad-tiles": "malformed observation from the device: observation 'tiles' must be an object",
-    "bad-words": "malformed observation from the device: tile 0: words holds values that are not "
+    "bad-tiles": "malformed observation from the device: member 'tiles' must be an object or null, not array",
+    "bad-words": "malformed observation from the device: member 'tiles.0.words' holds values that are not "
                  "unsigned 64-bit integers",
-    "short-words": "malformed observation from the device: tile 0: words is not 32 rows of 32",
-    "not-object": "malformed observation from the device: observation must be an object",
+    "short-words": "malformed observation from the device: member 'tiles.0.words' is not 32 rows of 32",
+    "not-object": "malformed observation from the device: observation must be an object, not string",
+    # parts of the wrong JSON type: a device error naming the member, never judged
+    "tile-string": "malformed observation from the device: member 'tiles.0' must be an object, not string",
+    "words-string": "malformed observation from the device: member 'tiles.0.words' must be an array or null, "
+                    "not string",
+    "dtype-number": "malformed observation from the device: member 'tiles.0.dtype' must be a string or null, "
+                    "not integer",
+    "valid-number": "malformed observation from the device: member 'tiles.0.valid' must be an array or null, "
+                    "not integer",
+    "rows-bool": "malformed observation from the device: member 'tiles.0.rows' must be an integer or null, "
+                 "not boolean",
+    "flags-bool": "malformed observation from the device: member 'flags' must be an integer or null, not boolean",
+    "flags-float": "malformed observation from the device: member 'flags' must be an integer or null, not number",
+    "encoding-string": "malformed observation from the device: member 'encoding' must be an array or null, "
+                       "not string",
+    "detail-number": "malformed observation from the device: member 'detail' must be a string or null, "
+                     "not integer",
+    "tile-key": "malformed observation from the device: member 'tiles' key 'T0' is not a TileIndex",
+    "list-id": "device returned no result for this case",
     "both": "device result must hold exactly one of observation, unsupported, error; it holds "
             "observation, unsupported",
     "neither": "device result must hold exactly one of observation, unsupported, error; it holds none",
@@ -512,6 +541,38 @@ def test_malformed_results_are_device_errors_for_exactly_those_cases(proxy):
         assert device.restarts == 0  # the device kept the protocol: no restart needed
     finally:
         device.close()
+
+
+@pytest.mark.parametrize("observation, member", [
+    ({"fault": None, "flags": 0, "tiles": {"0": "T0: 1x1 U8 = 0x2c"}}, "member 'tiles.0' must be an object"),
+    ({"fault": None, "flags": 0, "tiles": {"0": {"dtype": "U8", "rows": 1, "cols": 1, "valid": [1, 1],
+                                                 "words": "0x2c", "defined": [[True]]}}},
+     "member 'tiles.0.words' must be an array"),
+    ({"fault": None, "flags": "NX", "tiles": {}}, "member 'flags' must be an integer"),
+])
+def test_wrong_json_types_are_device_errors_wherever_they_come_from(observation, member):
+    """Whoever hands over the observation (a recording replayed, a Python device building it), a
+    part of the wrong JSON type is a device error naming the member, never judged as a fail."""
+    from dataclasses import replace
+
+    from pto_avs.contract.compare import compare
+    from pto_avs.plugins.replay import ReplayDevice, capabilities_to_json
+    from pto_avs.plugins.base import Capabilities
+
+    case = replace(good("typed", 44), expect={"fault": None, "allocated": [0, 1],
+                                               "tiles": [{"index": 0, "dtype": "U8", "data": [[44]]}]})
+    caps = Capabilities(profile="hw-ieee")
+    replay = ReplayDevice("recording.json", "dev", {"capabilities": capabilities_to_json(caps),
+                                                    "cases": {case.id: {"observation": observation}}})
+    verdict = compare(case, replay.execute(case), caps.aspects)
+    assert verdict.outcome == "device error" and member in verdict.error, verdict.report()
+    # An Observation a Python device builds itself: a descriptor member of the wrong type
+    # (the DataType as its code, 8) is a device error, not a descriptor mismatch.
+    built = Observation(fault=None, flags=0, tiles={0: TileObservation(
+        dtype=8, rows=1, cols=1, valid=(1, 1), words=[[44]], defined=[[True]])})
+    verdict = compare(replace(case, expect={"tiles": [{"index": 0, "dtype": "U8"}]}), built, caps.aspects)
+    assert verdict.outcome == "device error", verdict.report()
+    assert verdict.error == "malformed observation: member 'tiles.0.dtype' must be a string or null, not integer"
 
 
 def test_device_error_message_for_a_whole_request(proxy):
