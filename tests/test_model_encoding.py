@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 from pto_avs.contract.spec_data import load
 from pto_avs.device_model.encoding import assemble, assemble_line, decode, disassemble, raw_instruction
 from pto_avs.device_model.encoding.forms import BY_KEY, FORMS, instruction_length, match_form
-from pto_avs.device_model.encoding.names import TEPL_OPS
+from pto_avs.device_model.encoding.names import BSTART_OPERATIONS, GPR_NAMES, TEPL_OPS
 from pto_avs.device_model.faults import Fault, ILLEGAL_INSTRUCTION
 
 # (text, word, source)
@@ -163,6 +163,143 @@ def test_tepl_table_matches_catalog():
     ops = {o["name"]: (o["mode"], o["function"], o["engine"])
            for o in load("tile-operations")["operations"] if o["family"] == "TEPL"}
     assert ops == TEPL_OPS
+
+
+def _catalog_forms():
+    return {form["catalog_index"]: form for contract in load("instruction-contracts")["contracts"]
+            for form in contract.get("forms", [])}
+
+
+# This project's names for catalog fields of the forms the block machine executes.
+PROJECT_FIELD_NAMES = {"PadValueOrByteId": "PadValue", "uimm17": "Imm", "imm8": "Imm"}
+
+
+@pytest.mark.parametrize("catalog_form", [f for _, f in sorted(_catalog_forms().items())
+                                          if f["length_bits"] <= 32],
+                         ids=lambda f: f"{f['catalog_index']}-{f['mnemonic']}")
+def test_form_table_matches_the_catalog(catalog_form):
+    """Index, mnemonic, length, mask/match, field pieces, constraints, signedness and
+    reserved status of every 16/32-bit form, against the spec's command-form catalog."""
+    (ours,) = [f for f in FORMS if f.index == catalog_form["catalog_index"]]
+    (encoding,) = catalog_form["encoding"]
+    assert (ours.mnemonic, ours.length, ours.mask, ours.match) == (
+        catalog_form["mnemonic"], catalog_form["length_bits"], int(encoding["mask"], 16),
+        int(encoding["match"], 16))
+    assert ours.reserved == (catalog_form["status"] == "reserved-in-pto")
+    fields, signed, allowed = {}, set(), {}
+    for item in catalog_form["fields"]:
+        pieces = tuple(tuple(piece) for piece in item["pieces"])
+        bits = sum(((1 << width) - 1) << lsb for lsb, width, _ in pieces)
+        if bits & ours.mask:
+            continue  # fixed by the mask and match (B.FPATR Func, Opc1, ...)
+        name = PROJECT_FIELD_NAMES.get(item["name"], item["name"])
+        fields[name] = pieces
+        if item["signedness"] == "signed":
+            signed.add(name)
+    for rule in catalog_form["constraints"]:
+        name = PROJECT_FIELD_NAMES.get(rule["field"], rule["field"])
+        if name not in fields:
+            continue
+        domain = set(range(1 << max(v + w for _, w, v in fields[name])))
+        legal = set(rule["values"]) if rule["operator"] == "one-of" else domain - {rule["value"]}
+        if legal != domain:
+            allowed[name] = legal
+    extra = set(ours.fields) - set(fields)
+    assert extra <= {"Ignored"}, extra  # the source-only B.IOT forms' undefined DstTile bits
+    assert {name: ours.fields[name] for name in fields} == fields
+    assert {name: set(values) for name, values in ours.allowed.items()} == allowed
+    assert ours.signed == signed
+
+
+def test_gpr_names_match_the_field_domain():
+    (contract,) = [c for c in load("instruction-contracts")["contracts"] if c["mnemonic"] == "B.IOR"]
+    (domain,) = [d for d in contract["field_domains"] if d["id"] == "PTO-FIELD-BLOCK-GPR-SELECTOR"]
+    assert {a["value"]: a["meaning"] for a in domain["assigned"]} == dict(enumerate(GPR_NAMES))
+    assert domain["reserved"] == list(range(24, 32))
+
+
+@pytest.mark.parametrize("operation", load("tile-operations")["operations"], ids=lambda o: o["name"])
+def test_every_tile_operation_has_its_bstart(operation):
+    """All 109 operations: the BSTART that selects the operation assembles to the catalog's
+    encoding, decodes to the operation, and its canonical disassembly assembles back."""
+    name = operation["name"]
+    if operation["family"] == "TEPL":
+        text = f"BSTART.{operation['engine']} {name}, FP32"
+    else:
+        assert BSTART_OPERATIONS[operation["command_mnemonic"]] == name
+        text = f"{operation['command_mnemonic']} FP32"
+    (ins,) = assemble(text)
+    decoded = decode(ins.word, ins.length)
+    assert decoded.operation == name
+    if operation["family"] == "TEPL":
+        assert (decoded.fields["Mode"], decoded.fields["Function"]) == (operation["mode"], operation["function"])
+        assert decoded.form.key == "BSTART.TEPL"
+    else:
+        (form,) = [f for f in _catalog_forms().values() if f["mnemonic"] == operation["command_mnemonic"]]
+        assert ins.word & int(form["encoding"][0]["mask"], 16) == int(form["encoding"][0]["match"], 16)
+    assert decoded.fields["DataType"] == 1
+    assert assemble(disassemble(ins.word, ins.length))[0].word == ins.word
+
+
+def test_bstart_operation_table_matches_catalog():
+    catalog = {o["command_mnemonic"]: o["name"] for o in load("tile-operations")["operations"]
+               if o["family"] != "TEPL"}
+    assert catalog == BSTART_OPERATIONS
+
+
+def test_non_bstart_commands_select_no_operation():
+    assert decode(0x00000001, 32).operation is None  # BSTOP
+    assert decode(0x00109023, 32).operation is None  # B.DATR
+
+
+@pytest.mark.parametrize("text,word", [
+    # canonical spellings of the spec's contracts and their seed-syntax twins (same word)
+    ("B.DATR {NORM, FP32, Zero, None, RNE, 0, 0}", 0x00109023),  # B.DATR contract example
+    ("B.DATR FP32, RNE", 0x00109023),
+    ("B.DATR {ND2M16, DTYPE_NONE, Null, EQ, Default, 0, 0}", 0x19F01B23),
+    ("B.DIM a0, 16, ->LB0", 0x01010043),  # RegSrc 2 (a0), uimm17 16
+    ("B.DIM LB0=R2+16", 0x01010043),
+    ("B.DIM zero, 0, ->LB2", 0x00002043),
+    ("B.DIM LB0, 64", 0x04000043),  # the TLOAD contract's spelling
+    ("C.B.DIMI 0, ->LB0", 0x003C),
+    ("C.B.DIMI 255, ->LB2", 0xBFFC),
+    ("C.B.DIMI LB2=255", 0xBFFC),
+    ("B.IOR a0, a1, zero, ->zero", 0x00310013),  # RegSrc0 2, RegSrc1 3
+    ("B.IOR R2, R3", 0x00310013),
+    ("B.IOT T#1, mask=1111, <last>, ->U<1>", 0x0008DE93),  # T#1 is TileIndex 0
+    ("B.IOT T0, mask=1111, <last>, ->U<1>", 0x0008DE93),
+    ("B.IOT M#1, mask=1111, <last>", 0x02085E13),  # M#1 is TileIndex 32
+    ("B.IOT N#16, U#2, mask=1000, ->T<1>", 0x47F0C213),  # 63 and 17
+    ("B.IOS mask=1111, ->S255<0001>", 0x0FF09E13),
+    ("B.FPATR None, None, 0, 0, 0, 0, 0, 0, 0", 0x00002023),
+    ("B.FPATR", 0x00002023),
+    ("B.FPATR S8Vector, LReLU, 2, 1, 1, 1, 1, 1, 1", 0x0917A1A3),  # PreQuantMode 2, ReluMode 2
+    ("B.FPATR PreQuantMode=2, ReluMode=2, GroupNCode=2, RowMaxEn=1, GroupMaxEn=1, RowMaxInit=1, "
+     "MaxAbsEn=1, TransA=1, TransB=1", 0x0917A1A3),
+    ("BSTART.TLOAD U8", 0xD8011181),
+    ("BSTART.TMATMUL.ACC FP16", 0x20231181),
+    ("BSTART.TEPL 0, 0, FP32", 0x08019181),  # BSTART.TEPL contract example
+    ("BSTART.VEC TADD, FP32", 0x08019181),
+    ("BSTART.STD FALL", 0x00001001),
+    ("BSTART.FP RET", 0x00007101),
+    ("BSTART DIRECT, -8", 0xFFFFFE11),  # simm25 = -4 half-words
+    ("C.BSTART.STD IND", 0x2800),
+    ("C.BSTART.SYS FALL", 0x0840),
+    ("MSET [zero, zero, zero]", 0x00001031),
+    ("B.HINT TRACE.end", 0x00009033),
+])
+def test_canonical_and_seed_spellings(text, word):
+    (ins,) = assemble(text)
+    assert ins.word == word
+    assert assemble(disassemble(ins.word, ins.length))[0].word == word
+
+
+def test_comment_marker_and_tile_references():
+    assert assemble("B.IOT T#2, mask=1111, <last>  # T#2 is TileIndex 1")[0].word == \
+        assemble("B.IOT T1, mask=1111, <last>")[0].word
+    with pytest.raises(ValueError, match="k = 1..16"):
+        assemble("B.IOT T#0, mask=1111")
+    assert disassemble(0x0008DE93, 32) == "B.IOT T#1, mask=1111, <last>, ->U<1>"
 
 
 @pytest.mark.parametrize("word,length,why", [

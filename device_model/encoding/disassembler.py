@@ -103,10 +103,9 @@ def _b_fpatr(f):
 
 
 def _b_catr(f):
-    flags = [name for name, field in (("trap", "trap"), ("atomic", "atom"), ("far", "far"), ("dr", "DR"))
-             if f[field]]
-    if f["aq"] or f["rl"]:
-        flags.insert(2, "aqrl" if f["aq"] and f["rl"] else "aq" if f["aq"] else "rl")
+    ordering = "aqrl" if f["aq"] and f["rl"] else "aq" if f["aq"] else "rl" if f["rl"] else None
+    flags = [name for name, present in (("trap", f["trap"]), ("atomic", f["atom"]), (ordering, ordering),
+                                        ("far", f["far"]), ("dr", f["DR"])) if present]
     return "B.CATR {" + ", ".join(flags) + "}"
 
 
