@@ -658,6 +658,29 @@ def test_a_device_silent_at_start(tmp_path):
     assert time.monotonic() - start < 5
 
 
+@pytest.mark.parametrize("script, reason", [
+    ("import sys, time\nsys.stderr.write('waiting for the license server\\n'); sys.stderr.flush()\n"
+     "time.sleep(3600)\n",
+     r"no hello within 0\.5 s \(device hung; killed\); device stderr: waiting for the license server$"),
+    ("import os, signal, sys\nsys.stderr.write('simulator init failed\\n'); sys.stderr.flush()\n"
+     "os.kill(os.getpid(), signal.SIGSEGV)\n",
+     r"device closed its output before the hello: it was killed by signal 11 \(SIGSEGV\); "
+     r"device stderr: simulator init failed$"),
+    ("import sys, time\nsys.stderr.write('model loaded\\n'); sys.stderr.flush()\n"
+     "print('Simulator v9 ready', flush=True)\ntime.sleep(3600)\n",
+     r"output line 1 is not JSON: 'Simulator v9 ready' .*; device stderr: model loaded$"),
+])
+def test_a_device_that_fails_before_its_hello_says_why(tmp_path, script, reason):
+    """Crash, hang or garbage before the hello: the error quotes the reason and the device's stderr,
+    all of it (read after the device is stopped), within bounded time."""
+    path = tmp_path / "device.py"
+    path.write_text(script)
+    start = time.monotonic()
+    with pytest.raises(ValueError, match=r"^process device '.*device\.py' cannot be opened: " + reason):
+        ProcessDevice([sys.executable, str(path)], start_timeout=0.5)
+    assert time.monotonic() - start < 10
+
+
 def test_a_missing_program():
     with pytest.raises(ValueError, match="cannot start 'no-such-device-program'"):
         open_named_device("process:no-such-device-program")
