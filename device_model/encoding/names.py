@@ -94,6 +94,10 @@ BSTART_OPERATIONS = {
 
 # GPR selector 0..23 -> assembly name (field domain PTO-FIELD-BLOCK-GPR-SELECTOR);
 # selectors 24..31 are reserved and have no name.
+# SPEC-CHOICE: that field domain names selector 1 sp and 2 a0, while the executable
+# frame model takes GPR 2 as the stack pointer (PTO_FRAME_SP_INDEX; FENTRY's ring
+# R2..R23 "containing sp"). The names follow the field domain, the spec's only name
+# table; FENTRY/FEXIT/FRET keep their fixed "sp!" token. Only spelling depends on it.
 GPR_NAMES = ("zero", "sp", "a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "ra",
              "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "x0", "x1", "x2", "x3")
 
