@@ -7,7 +7,8 @@ compact bit-level diff of the tile. Knows nothing of pytest, YAML or devices.
 
 Payload, padding and storage compare *element bits*: the observed Word reduced to
 the element width of the tile's type (expected values are taken as written, so a
-value wider than the element never matches). ``carrier`` compares whole Words.
+value wider than the element never matches). ``carrier`` compares whole Words: the
+valid region's ``words`` and the padding's ``word``.
 """
 from __future__ import annotations
 
@@ -126,7 +127,7 @@ def expected_aspects(case: Case, observation: Optional[Observation] = None) -> l
             wanted.add("descriptor")
         if "data" in tile or "fill" in tile:
             wanted.add("payload")
-        if "words" in tile:
+        if "words" in tile or "word" in (tile.get("padding") or {}):
             wanted.add("carrier")
         if "storage" in tile:
             wanted.add("storage")
@@ -315,16 +316,32 @@ class _Checks:
         return tally.verdict()
 
     def carrier(self) -> AspectVerdict:
+        """Whole Words: ``words`` over the valid region, ``padding.word`` at every padded
+        coordinate the device reports defined (an undefined element has no Word to check;
+        ``padding_defined`` judges definedness)."""
         tally = _Tally("carrier")
         for tile in self.case.expect.get("tiles", []):
-            if "words" not in tile:
+            pad_word = (tile.get("padding") or {}).get("word")
+            if "words" not in tile and pad_word is None:
                 continue
             arrays = self._tile(tile["index"], tally)
             if arrays is None:
                 continue
-            expected = np.array(tile["words"], dtype=np.uint64).reshape(len(tile["words"]), -1)
-            _compare_grid(tally, tile["index"], arrays, expected, np.ones(expected.shape, bool), None,
-                          None, mask_bits=None, dtype=None)
+            if "words" in tile:
+                expected = np.array(tile["words"], dtype=np.uint64).reshape(len(tile["words"]), -1)
+                _compare_grid(tally, tile["index"], arrays, expected, np.ones(expected.shape, bool), None,
+                              None, mask_bits=None, dtype=None)
+            if pad_word is None:
+                continue
+            valid = tile.get("valid") or (list(arrays.obs.valid) if arrays.obs.valid is not None else None)
+            if valid is None:
+                tally.check(False, f"tile {tile['index']} valid region", "a valid region", "nothing (not reported)")
+                continue
+            outside = np.ones((arrays.rows, arrays.cols), bool)
+            outside[:valid[0], :valid[1]] = False
+            expected = np.full(outside.shape, np.uint64(pad_word), dtype=np.uint64)
+            _compare_grid(tally, tile["index"], arrays, expected, outside, None, None, mask_bits=None,
+                          dtype=None, only_defined=True)
         return tally.verdict()
 
     def storage(self) -> AspectVerdict:

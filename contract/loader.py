@@ -5,10 +5,18 @@ names the file, the case (when it is a case's problem) and the field, e.g.
 ``vectors/PTO-AVS-TILE-TCVT-BUNDLE-001.yaml: case 'u8-nd-to-u16-dn':
 expect.tiles[0].valid: expected 2 integers [valid_rows, valid_cols], got [1, 2, 3]``.
 A broken case never hides the other cases of its file; a broken file never hides
-other files.
+other files, whatever it holds: the YAML limits (``yaml_reader``), ``MAX_FILE_BYTES``
+and the state checks bound the time and memory one file can take, and anything the
+loader did not foresee still becomes that file's error.
+
+A loaded file is kept in a content-addressed cache (``vector_cache``); loading it again
+from unchanged inputs reads the result back instead of parsing and validating.
 """
 from __future__ import annotations
 
+import copy
+import hashlib
+import itertools
 import json
 import os
 import re
@@ -17,20 +25,29 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Optional
 
-import yaml
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
-from pto_avs.contract import spec_data
+from pto_avs.contract import spec_data, yaml_reader
 from pto_avs.contract.case import PROFILES, Case
 from pto_avs.contract.tile_state import CUBE_LAYOUTS, element_bits, parse_coordinate
+from pto_avs.contract.vector_cache import VectorCache, code_digest, default_cache
+from pto_avs.device_model import state as machine
+from pto_avs.device_model.dtypes import dtype as lookup_dtype
 from pto_avs.device_model.encoding import assemble
+from pto_avs.device_model.layouts import cube_geometry, derived_rows, generic_indexing_permitted
 
 VECTORS_DIR = Path(__file__).resolve().parent.parent / "vectors"
 SCHEMA_PATH = VECTORS_DIR / "schema.json"
 PROJECT_PREFIX = "PTO-AVS-X-"
 OPERATIONS = ("TCVT", "TQUANT", "TMULS", "TGEMV_MX_ACC")
 CATALOG_FIELDS = ("kind", "summary", "pass_condition", "requirements", "spec_test_file")
+
+MAX_FILE_BYTES = 4 * 1024 * 1024  # a vector file; the largest shipped one is about 1.2 MB
+MAX_SEPARATORS = 2 * yaml_reader.MAX_VALUES  # separator characters, checked before parsing
+MAX_TILE_ELEMENTS = 65536 * 8 // 4  # the largest tile: 64 KiB of 4-bit elements
+MAX_SCHEMA_ERRORS = 50  # schema errors looked at per file part (the best one is reported)
+_USE_DEFAULT = object()
 
 
 # ---------------------------------------------------------------------------
@@ -65,6 +82,16 @@ class VectorFile:
         return [e for e in self.entries if isinstance(e, Case)]
 
 
+@dataclass(frozen=True)
+class Source:
+    """A vector file found under the given paths, before it is read."""
+
+    path: Path
+    display: str
+    name: str  # the test name: the file stem (= the vector ID), or the display path for a repeated stem
+    defined_by: Optional[str] = None  # a repeated stem: the file that holds that ID first
+
+
 # ---------------------------------------------------------------------------
 # catalog
 
@@ -72,11 +99,12 @@ class VectorFile:
 class Catalog:
     """The parts of the tile AVS catalog a vector is checked against."""
 
-    def __init__(self, data: dict):
+    def __init__(self, data: dict, digest: Optional[str] = None):
         self.tests = {t["id"]: t for t in data["tests"]}
         self.unit_of_test = {tid: u for u in data["units"] for tid in u["tests"]}
         self.adr_ids = frozenset(a["id"] for a in data["adrs"])
         self.requirement_ids = frozenset(r for t in data["tests"] for r in t["requirements"])
+        self.digest = digest or hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
     def operation_units(self) -> dict:
         return {u["mnemonic"]: u for u in self.unit_of_test.values() if u["mnemonic"] in OPERATIONS}
@@ -88,29 +116,13 @@ class Catalog:
 
 @lru_cache(maxsize=None)
 def default_catalog() -> Catalog:
-    return Catalog(spec_data.load("tile-avs-catalog"))
+    name = "tile-avs-catalog"
+    digest = hashlib.sha256((spec_data.DIR / f"{name}.json").read_bytes()).hexdigest()
+    return Catalog(spec_data.load(name), digest)
 
 
 # ---------------------------------------------------------------------------
-# YAML and schema
-
-
-class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml's parser when present
-    """A safe loader that rejects a key given twice in one mapping instead of keeping the last."""
-
-
-def _construct_mapping(loader, node, deep=False):
-    seen = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
-            raise yaml.MarkedYAMLError(
-                "while reading a mapping", node.start_mark, f"duplicate key {key!r}", key_node.start_mark)
-        seen.add(key)
-    return loader.construct_mapping(node, deep=deep)
-
-
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+# schema
 
 # A YAML float such as 1.0 is not an integer here: bits are never written as floats.
 _TYPE_CHECKER = Draft202012Validator.TYPE_CHECKER.redefine(
@@ -145,20 +157,69 @@ def _inline_refs(node, defs: dict):
     return node
 
 
+def _compiled(schema: dict):
+    """A compiled (jsonschema-rs) validator of the same schema, or None without the library."""
+    try:
+        import jsonschema_rs
+    except ImportError:
+        return None
+    return jsonschema_rs.Draft202012Validator(schema)
+
+
+class SchemaCheck:
+    """The vector schema. jsonschema is the authority and words the errors; a compiled
+    validator (jsonschema-rs) of the same schema only accepts valid data fast. A file is
+    checked in parts, the file without its cases and each case alone, so one huge bad
+    case costs ``MAX_SCHEMA_ERRORS`` errors, not one per value."""
+
+    def __init__(self, schema: dict, digest: str):
+        defs = schema.get("$defs", {})
+        self.digest = digest
+        self.whole = _Validator(_inline_refs(schema, defs))
+        self._fast = _compiled(schema)
+        cases = schema.get("properties", {}).get("cases", {})
+        self.parts = cases.get("items") == {"$ref": "#/$defs/case"}
+        if self.parts:
+            shallow = copy.deepcopy(schema)
+            shallow["properties"]["cases"]["items"] = {}
+            self._file = _Validator(_inline_refs(shallow, defs))
+            self._case = _Validator(_inline_refs(defs["case"], defs))
+            self._fast_case = _compiled({"$defs": defs, "$ref": "#/$defs/case"})
+
+    @staticmethod
+    def _accepts(fast, python, instance, json_only: bool) -> bool:
+        """Whether ``instance`` is valid. The compiled validator answers only for plain JSON
+        data: it counts 1.0 as an integer, the vector schema does not."""
+        if fast is not None and json_only:
+            try:
+                return fast.is_valid(instance)
+            except (ValueError, TypeError, OverflowError):
+                pass
+        return python.is_valid(instance)
+
+    def is_valid(self, instance, json_only: bool = False) -> bool:
+        """Whether the whole file is valid; ``json_only``: every value is str, int, bool,
+        None, list or dict (``yaml_reader.read`` says so)."""
+        return self._accepts(self._fast, self.whole, instance, json_only)
+
+    def iter_errors(self, instance):
+        return self.whole.iter_errors(instance)
+
+    def file_errors(self, instance) -> list:
+        return list(itertools.islice(self._file.iter_errors(instance), MAX_SCHEMA_ERRORS))
+
+    def case_errors(self, instance, json_only: bool = False) -> list:
+        if self._accepts(self._fast_case, self._case, instance, json_only):
+            return []
+        return list(itertools.islice(self._case.iter_errors(instance), MAX_SCHEMA_ERRORS))
+
+
 @lru_cache(maxsize=None)
-def schema_validator(path: Path = SCHEMA_PATH):
-    schema = json.loads(Path(path).read_text())
+def schema_validator(path: Path = SCHEMA_PATH) -> SchemaCheck:
+    text = Path(path).read_bytes()
+    schema = json.loads(text)
     Draft202012Validator.check_schema(schema)
-    return _Validator(_inline_refs(schema, schema.get("$defs", {})))
-
-
-def _json_keys(value):
-    """YAML allows integer keys (``gprs: {5: ...}``); JSON Schema sees every key as a string."""
-    if isinstance(value, dict):
-        return {str(k): _json_keys(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_keys(v) for v in value]
-    return value
+    return SchemaCheck(schema, hashlib.sha256(text).hexdigest())
 
 
 def field_path(parts: Iterable) -> str:
@@ -173,6 +234,8 @@ def _short(value, limit: int = 60) -> str:
     """A value as a vector author wrote it: counts in decimal, bit patterns in hex."""
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value) if value < 0x10000 else hex(value)
+    if isinstance(value, (list, dict)) and len(value) > limit:
+        value = list(value)[:limit]
     text = json.dumps(value, default=str)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -231,7 +294,7 @@ def _best_problem(errors: list[ValidationError]) -> tuple[list, str]:
 
 
 # ---------------------------------------------------------------------------
-# loading
+# discovery
 
 
 def display_path(path: Path) -> str:
@@ -266,20 +329,96 @@ def discover(paths: Iterable[Path]) -> list[Path]:
     return unique
 
 
-def load_paths(paths: Iterable[Path], catalog: Optional[Catalog] = None) -> list[VectorFile]:
-    """Load every vector file under ``paths``; a second file with an ID already seen is an error."""
-    catalog = catalog or default_catalog()
-    files: list[VectorFile] = []
-    owner: dict[str, str] = {}  # vector ID -> the file that defines it
+def sources(paths: Iterable[Path]) -> list[Source]:
+    """The vector files under ``paths``, named for their tests without reading them: a file's
+    name is its vector ID, so a second file of the same name is flagged (it cannot be run
+    under that ID). Raises FileNotFoundError for a path that does not exist."""
+    owner: dict[str, str] = {}
+    found = []
     for path in discover(paths):
-        loaded = load_file(path, catalog)
-        if loaded.vector_id in owner:
-            if loaded.error is None:
-                loaded = _file_error(loaded, f"id: {loaded.vector_id} is already defined by {owner[loaded.vector_id]}")
-            loaded.vector_id = loaded.display  # IDs name tests: keep them unique
-        owner[loaded.vector_id] = loaded.display
-        files.append(loaded)
-    return files
+        display = display_path(path)
+        if path.stem in owner:
+            found.append(Source(path, display, display, owner[path.stem]))
+        else:
+            owner[path.stem] = display
+            found.append(Source(path, display, path.stem))
+    return found
+
+
+# ---------------------------------------------------------------------------
+# loading
+
+
+def load_paths(paths: Iterable[Path], catalog: Optional[Catalog] = None, cache=_USE_DEFAULT) -> list[VectorFile]:
+    """Load every vector file under ``paths``; a second file with an ID already seen is an error."""
+    return [load_source(source, catalog, cache) for source in sources(paths)]
+
+
+def load_source(source: Source, catalog: Optional[Catalog] = None, cache=_USE_DEFAULT) -> VectorFile:
+    if source.defined_by is not None:
+        loaded = VectorFile(path=source.path, display=source.display, vector_id=source.name)
+        return _file_error(loaded, f"id: {source.path.stem} is already defined by {source.defined_by}")
+    return load_file(source.path, catalog, cache)
+
+
+def load_file(path: Path, catalog: Optional[Catalog] = None, cache=_USE_DEFAULT) -> VectorFile:
+    """One file, through the cache (``cache``: a VectorCache, None for none, default: the
+    user's cache). Never raises: whatever goes wrong is the file's error."""
+    path = Path(path)
+    loaded = VectorFile(path=path, display=display_path(path), vector_id=path.stem)
+    try:
+        catalog = catalog or default_catalog()
+        result = _cached_result(path, catalog, default_cache() if cache is _USE_DEFAULT else cache)
+    except Exception as exc:  # anything not foreseen is this file's problem, never the run's
+        result = _file_result(f"cannot be loaded: {type(exc).__name__}: {exc}")
+    return _from_result(loaded, result)
+
+
+def _cached_result(path: Path, catalog: Catalog, cache: Optional[VectorCache]) -> dict:
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            return _file_result(f"{size} bytes: larger than {MAX_FILE_BYTES} bytes, the limit for a vector file")
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        return _file_result(f"cannot read: {exc.strerror or exc}")
+    if len(data) > MAX_FILE_BYTES:
+        return _file_result(f"larger than {MAX_FILE_BYTES} bytes, the limit for a vector file")
+    check = schema_validator()
+    digest = getattr(check, "digest", None)  # None: a validator of someone else's making, not cached
+    key = cache.key(code_digest(), digest, catalog.digest, path.name, data) if cache and digest else None
+    result = cache.get(key) if key else None
+    if result is None:
+        result = _load(path.name, data, catalog, check)
+        if key:
+            cache.put(key, result)
+    return result
+
+
+# A loaded file as plain data (what the cache keeps): metadata, the file's problem or its
+# entries, each ["case", fields of Case] or ["error", label, problem].
+
+
+def _file_result(problem: str, raw=None, catalog: Optional[Catalog] = None) -> dict:
+    result = {"id": None, "operation": None, "kind": None, "adrs": (), "error": problem, "entries": []}
+    if isinstance(raw, dict):
+        result.update(_metadata(raw, catalog))
+    return result
+
+
+def _from_result(loaded: VectorFile, result: dict) -> VectorFile:
+    loaded.vector_id = result["id"] or loaded.vector_id
+    loaded.operation, loaded.kind, loaded.adrs = result["operation"], result["kind"], tuple(result["adrs"])
+    if result["error"] is not None:
+        return _file_error(loaded, result["error"])
+    for entry in result["entries"]:
+        if entry[0] == "case":
+            loaded.entries.append(Case(**entry[1], path=str(loaded.path)))
+        else:
+            label = entry[1]
+            loaded.entries.append(VectorError(loaded.display, label, f"{loaded.display}: case '{label}': {entry[2]}"))
+    return loaded
 
 
 def _file_error(loaded: VectorFile, problem: str) -> VectorFile:
@@ -288,59 +427,74 @@ def _file_error(loaded: VectorFile, problem: str) -> VectorFile:
     return loaded
 
 
-def load_file(path: Path, catalog: Optional[Catalog] = None) -> VectorFile:
-    catalog = catalog or default_catalog()
-    path = Path(path)
-    loaded = VectorFile(path=path, display=display_path(path), vector_id=path.stem)
-    try:
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_StrictLoader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        return _file_error(loaded, f"{where}{exc.problem or exc.context}")
-    except (yaml.YAMLError, OSError, UnicodeDecodeError) as exc:
-        return _file_error(loaded, f"cannot read: {exc}")
-    if not isinstance(raw, dict):
-        return _file_error(loaded, "expected a mapping with format, id, operation, kind, provenance, cases")
-    raw = _json_keys(raw)
-    _note_metadata(loaded, raw, catalog)
+def _separators(text: str) -> int:
+    """An upper bound of the values YAML can compose from ``text`` (each needs a separator)."""
+    return (2 * (text.count(",") + text.count(":") + text.count("?")) + 3 * text.count("{")
+            + text.count("[") + text.count("-") + text.count("\n") + 2)
 
-    errors = list(schema_validator().iter_errors(raw))
-    file_errors = [e for e in errors if _case_index(e) is None]
+
+def _load(name: str, data: bytes, catalog: Catalog, check) -> dict:
+    """The result of loading file ``name`` holding ``data`` (a pure function of its inputs)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return _file_result(f"cannot read: not UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start})")
+    separators = _separators(text)
+    if separators > MAX_SEPARATORS:
+        return _file_result(f"{separators} YAML separators: more than {MAX_SEPARATORS}, the limit for a vector file "
+                            f"(at most {yaml_reader.MAX_VALUES} values)")
+    try:
+        raw, json_only = yaml_reader.read(text)
+    except yaml_reader.YamlProblem as exc:
+        return _file_result(str(exc))
+    if not isinstance(raw, dict):
+        return _file_result("expected a mapping with format, id, operation, kind, provenance, cases")
+
+    file_errors, case_errors = _schema_errors(raw, json_only, check)
     if file_errors:
         path_parts, problem = _best_problem(file_errors)
-        return _file_error(loaded, f"{field_path(path_parts)}: {problem}" if path_parts else problem)
-    problem = _check_metadata(raw, path, catalog)
+        return _file_result(f"{field_path(path_parts)}: {problem}" if path_parts else problem, raw, catalog)
+    problem = _check_metadata(raw, name, catalog)
     if problem:
-        return _file_error(loaded, problem)
+        return _file_result(problem, raw, catalog)
 
-    by_case: dict[int, list] = {}
-    for error in errors:
-        by_case.setdefault(_case_index(error), []).append(error)
+    result = _file_result(None, raw, catalog)
     names_seen: set[str] = set()
     for index, raw_case in enumerate(raw["cases"]):
         label = _case_label(raw_case, index, names_seen)
-        where = f"{loaded.display}: case '{label}'"
-        if index in by_case:
-            path_parts, problem = _best_problem(by_case[index])
-            loaded.entries.append(VectorError(loaded.display, label, f"{where}: {field_path(path_parts[2:]) or 'case'}: {problem}"))
-            continue
-        if label != raw_case["name"]:
-            loaded.entries.append(VectorError(loaded.display, label, f"{where}: name: '{raw_case['name']}' is used by an earlier case"))
-            continue
-        problem = _check_case(raw_case)
+        if index in case_errors:
+            path_parts, problem = _best_problem(case_errors[index])
+            problem = f"{field_path(path_parts) or 'case'}: {problem}"
+        elif label != raw_case["name"]:
+            problem = f"name: '{raw_case['name']}' is used by an earlier case"
+        else:
+            problem = _check_case(raw_case)
         if problem:
-            loaded.entries.append(VectorError(loaded.display, label, f"{where}: {problem}"))
-            continue
-        loaded.entries.append(_make_case(raw, raw_case, loaded, catalog))
-    return loaded
+            result["entries"].append(["error", label, problem])
+        else:
+            result["entries"].append(["case", _case_fields(raw, raw_case, catalog)])
+    return result
 
 
-def _case_index(error: ValidationError) -> Optional[int]:
-    path = list(error.absolute_path)
-    if len(path) >= 2 and path[0] == "cases" and isinstance(path[1], int):
-        return path[1]
-    return None
+def _schema_errors(raw: dict, json_only: bool, check) -> tuple[list, dict]:
+    """(errors of the file outside its cases, {case index: errors with case-relative paths})."""
+    if isinstance(check, SchemaCheck) and check.is_valid(raw, json_only):
+        return [], {}
+    cases = raw.get("cases")
+    if isinstance(check, SchemaCheck) and check.parts and isinstance(cases, list):
+        by_case = {i: errors for i, case in enumerate(cases) if (errors := check.case_errors(case, json_only))}
+        return check.file_errors(raw), by_case
+    # Any other validator (a test's extended schema): one pass, errors grouped by case.
+    file_errors, by_case = [], {}
+    for error in check.iter_errors(raw):
+        path = list(error.absolute_path)
+        if len(path) >= 2 and path[0] == "cases" and isinstance(path[1], int):
+            error.path.popleft()
+            error.path.popleft()
+            by_case.setdefault(path[1], []).append(error)
+        else:
+            file_errors.append(error)
+    return file_errors, by_case
 
 
 def _case_label(raw_case, index: int, names_seen: set) -> str:
@@ -351,15 +505,13 @@ def _case_label(raw_case, index: int, names_seen: set) -> str:
     return f"case#{index + 1}" if not isinstance(name, str) or not name or "::" in name else f"{name}#{index + 1}"
 
 
-def _note_metadata(loaded: VectorFile, raw: dict, catalog: Catalog) -> None:
+def _metadata(raw: dict, catalog: Catalog) -> dict:
     """What can be read even from a broken file (for markers and selection)."""
-    if isinstance(raw.get("id"), str):
-        loaded.vector_id = raw["id"]
-    if raw.get("operation") in OPERATIONS:
-        loaded.operation = raw["operation"]
-    if isinstance(raw.get("kind"), str):
-        loaded.kind = raw["kind"]
-    loaded.adrs = _adrs(raw, catalog)
+    vector_id = raw.get("id") if isinstance(raw.get("id"), str) else None
+    return {"id": vector_id,
+            "operation": raw.get("operation") if raw.get("operation") in OPERATIONS else None,
+            "kind": raw.get("kind") if isinstance(raw.get("kind"), str) else None,
+            "adrs": _adrs(raw, catalog)}
 
 
 def _adrs(raw: dict, catalog: Catalog) -> tuple:
@@ -368,15 +520,15 @@ def _adrs(raw: dict, catalog: Catalog) -> tuple:
         return ()
     if vector_id.startswith(PROJECT_PREFIX):
         exercised = raw.get("exercises") if isinstance(raw.get("exercises"), list) else []
-        return tuple(x for x in exercised if x in catalog.adr_ids)
+        return tuple(x for x in exercised if isinstance(x, str) and x in catalog.adr_ids)
     return catalog.adrs_of(vector_id)
 
 
-def _check_metadata(raw: dict, path: Path, catalog: Catalog) -> Optional[str]:
+def _check_metadata(raw: dict, name: str, catalog: Catalog) -> Optional[str]:
     """File-level rules beyond the schema: file name, catalog agreement, exercises."""
     vector_id = raw["id"]
-    if path.stem != vector_id:
-        return f"id: {vector_id} does not match the file name {path.name} (expected {vector_id}.yaml)"
+    if Path(name).stem != vector_id:
+        return f"id: {vector_id} does not match the file name {name} (expected {vector_id}.yaml)"
     if vector_id.startswith(PROJECT_PREFIX):
         unknown = [x for x in raw["exercises"] if x not in catalog.adr_ids and x not in catalog.requirement_ids]
         if unknown:
@@ -395,10 +547,14 @@ def _check_metadata(raw: dict, path: Path, catalog: Catalog) -> Optional[str]:
         return f"id: {vector_id} belongs to {mnemonic or 'no operation'}, not one of {', '.join(OPERATIONS)}"
     if raw["operation"] != mnemonic:
         return f"operation: expected {mnemonic} (the catalog unit listing {vector_id}), got {raw['operation']}"
-    for name in CATALOG_FIELDS:
-        if name in raw and raw[name] != test[name]:
-            return f"{name}: does not match the catalog (expected {_short(test[name], 200)})"
+    for field_name in CATALOG_FIELDS:
+        if field_name in raw and raw[field_name] != test[field_name]:
+            return f"{field_name}: does not match the catalog (expected {_short(test[field_name], 200)})"
     return None
+
+
+# ---------------------------------------------------------------------------
+# case rules beyond the schema
 
 
 def _check_case(raw_case: dict) -> Optional[str]:
@@ -406,22 +562,11 @@ def _check_case(raw_case: dict) -> Optional[str]:
     problem = _check_program_text(raw_case["program"])
     if problem:
         return problem
-    state_tiles = raw_case.get("state", {}).get("tiles", [])
-    seen = set()
-    for i, tile in enumerate(state_tiles):
-        where = f"state.tiles[{i}]"
-        if tile["index"] in seen:
-            return f"{where}.index: tile {tile['index']} is described twice"
-        seen.add(tile["index"])
-        problem = _check_grid_values(tile, where, tile["valid"])
-        if problem:
-            return problem
-        layout = tile.get("layout", "RowMajor")
-        if layout not in CUBE_LAYOUTS and "cols" not in tile:
-            return f"{where}.cols: missing (required for layout {layout})"
-        problem = _check_state_elements(tile, where, layout)
-        if problem:
-            return problem
+    state = raw_case.get("state", {})
+    problem = _check_state(state)
+    if problem:
+        return problem
+    seen = {tile["index"] for tile in state.get("tiles", [])}
     expect = raw_case["expect"]
     unchanged = expect.get("unchanged", [])
     if unchanged != "all":
@@ -446,10 +591,73 @@ def _check_program_text(program) -> Optional[str]:
         (f"program[{i}]", item) for i, item in enumerate(program)]
     for where, item in items:
         if isinstance(item, str):
-            try:
-                assemble(item)
-            except ValueError as exc:
-                return f"{where}: {exc}"
+            problem = _assembly_problem(item)
+            if problem:
+                return f"{where}: {problem}"
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _assembly_problem(text: str) -> Optional[str]:
+    """Why ``text`` does not assemble, or None (cases often share one program text)."""
+    try:
+        assemble(text)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def _check_state(state: dict) -> Optional[str]:
+    """An initial state no machine can hold is the vector's error, found before any device
+    runs: the model's own legality rules for tile capacity, shape and allocation."""
+    limit = state.get("tile_capacity", machine.RESET_TILE_CAPACITY)
+    if limit > machine.MAX_TILE_CAPACITY:
+        return f"state.tile_capacity: {_short(limit)} is more than the largest tile capacity {machine.MAX_TILE_CAPACITY}"
+    seen, allocated = set(), 0
+    for i, tile in enumerate(state.get("tiles", [])):
+        where = f"state.tiles[{i}]"
+        if tile["index"] in seen:
+            return f"{where}.index: tile {tile['index']} is described twice"
+        seen.add(tile["index"])
+        problem = _check_grid_values(tile, where, tile["valid"])
+        if problem:
+            return problem
+        dtype, capacity, layout = lookup_dtype(tile["dtype"]), tile["capacity"], tile.get("layout", "RowMajor")
+        if not machine.capacity_legal(capacity, limit):
+            return (f"{where}.capacity: {_short(capacity)} is not a tile capacity (a multiple of 128 from 128 to "
+                    f"{machine.MAX_LOCAL_ALLOCATION}, at most the tile_capacity {limit})")
+        mask = machine.parse_mask(tile.get("mask", "1111"))
+        if mask == 0:
+            return f"{where}.mask: the allocation mask names no PE"
+        allocated += machine.allocation_bytes(mask, capacity)
+        if allocated > limit:
+            return f"{where}.capacity: the tiles up to this one allocate {allocated} bytes, more than the tile_capacity {limit}"
+        valid_rows, valid_cols = tile["valid"]
+        if layout in CUBE_LAYOUTS:
+            if tile.get("location", "Matrix") != "Matrix":
+                return f"{where}.location: a {layout} tile lies in Matrix"
+            geometry = cube_geometry(layout, dtype, valid_rows, valid_cols)
+            if geometry is None or geometry.required_bytes > capacity:
+                return f"{where}.valid: no {layout} {dtype.name} tile of valid {valid_rows}x{valid_cols} fits {capacity} bytes"
+            rows, cols = geometry.rows, geometry.cols
+            if tile.get("cols") is not None and tile["cols"] != cols:
+                return f"{where}.cols: {layout} columns follow from the valid region ({cols}), not {tile['cols']}"
+        else:
+            if "cols" not in tile:
+                return f"{where}.cols: missing (required for layout {layout})"
+            cols = tile["cols"]
+            rows = derived_rows(capacity, cols, dtype.bits)
+            if not rows:
+                return (f"{where}.cols: {_short(cols)} columns do not split {capacity} bytes of {dtype.name} into "
+                        "1 to 65535 whole rows (a power of two is needed)")
+            if valid_rows > rows or valid_cols > cols:
+                return f"{where}.valid: {valid_rows}x{valid_cols} does not fit the {rows}x{cols} tile"
+            if not generic_indexing_permitted(layout, dtype.bits, rows, cols):
+                return f"{where}.layout: {layout} needs rows % 16 == 0 and cols % {256 // dtype.bits} == 0 (the tile is {rows}x{cols})"
+        for key in tile.get("elements", {}):
+            r, c = parse_coordinate(key)
+            if r >= rows or c >= cols:
+                return f"{where}.elements.{key}: coordinate outside the {rows}x{cols} tile"
     return None
 
 
@@ -469,23 +677,11 @@ def _check_grid_values(tile: dict, where: str, valid) -> Optional[str]:
                     return f"{where}.{name}[{r}]: expected {cols} value(s) (valid {list(valid)}), got {len(row)}"
         elif len({len(row) for row in grid}) > 1:
             return f"{where}.{name}: rows differ in length"
+        elements = sum(len(row) for row in grid)
+        if elements > MAX_TILE_ELEMENTS:
+            return f"{where}.{name}: {elements} values, more than the largest tile holds ({MAX_TILE_ELEMENTS})"
     if "data" in tile and "words" in tile and [len(r) for r in tile["data"]] != [len(r) for r in tile["words"]]:
         return f"{where}.words: shape differs from data"
-    return None
-
-
-def _check_state_elements(tile: dict, where: str, layout: str) -> Optional[str]:
-    if layout in CUBE_LAYOUTS:
-        return None
-    cols = tile["cols"]
-    bits = element_bits(tile["dtype"])
-    total = tile["capacity"] * 8
-    rows = total // (cols * bits) if cols and total % (cols * bits) == 0 else None
-    for key in tile.get("elements", {}):
-        r, c = parse_coordinate(key)
-        if c >= cols or (rows is not None and r >= rows):
-            shape = f"{rows}x{cols}" if rows is not None else f"{cols} columns"
-            return f"{where}.elements.{key}: coordinate outside the {shape} tile"
     return None
 
 
@@ -493,9 +689,21 @@ def _check_expect_tile(tile: dict, where: str) -> Optional[str]:
     problem = _check_grid_values(tile, where, tile.get("valid"))
     if problem:
         return problem
+    for name in ("rows", "cols"):
+        if tile.get(name, 0) > MAX_TILE_ELEMENTS:
+            return f"{where}.{name}: {_short(tile[name])} is more than any tile has ({MAX_TILE_ELEMENTS})"
+    for key in tile.get("elements", {}):
+        r, c = parse_coordinate(key)
+        if r >= tile.get("rows", MAX_TILE_ELEMENTS) or c >= tile.get("cols", MAX_TILE_ELEMENTS):
+            return f"{where}.elements.{key}: coordinate outside the {tile.get('rows', '?')}x{tile.get('cols', '?')} tile"
+    for key in tile.get("storage", {}):
+        if int(key) >= MAX_TILE_ELEMENTS:
+            return f"{where}.storage.{key}: storage index beyond the largest tile ({MAX_TILE_ELEMENTS} elements)"
     padding = tile.get("padding")
-    if padding and not padding["defined"] and "value" in padding:
-        return f"{where}.padding.value: an undefined padding has no value to check (drop value or set defined: true)"
+    for name in ("value", "word"):
+        if padding and not padding["defined"] and name in padding:
+            return (f"{where}.padding.{name}: an undefined padding has no {name} to check "
+                    f"(drop {name} or set defined: true)")
     for key, element in tile.get("elements", {}).items():
         if element.get("defined") is False and "value" in element:
             return f"{where}.elements.{key}.value: an undefined element has no value to check"
@@ -503,19 +711,33 @@ def _check_expect_tile(tile: dict, where: str) -> Optional[str]:
         return None
     bits = element_bits(tile["dtype"])
     limit = (1 << bits) - 1
-    values = []
+    wide = _first_above(tile, padding, limit)
+    if wide is not None:
+        name, value = wide
+        return (f"{where}.{name}: {value:#x} does not fit {tile['dtype']} ({bits}-bit elements); "
+                "element bits are compared, whole carrier Words go in `words`")
+    if padding and "value" in padding and "word" in padding and padding["word"] & limit != padding["value"]:
+        return (f"{where}.padding.word: {padding['word']:#x} does not hold the element bits "
+                f"padding.value {padding['value']:#x} of {tile['dtype']}")
+    return None
+
+
+def _first_above(tile: dict, padding, limit: int) -> Optional[tuple[str, int]]:
+    """The first element value of an expected tile above ``limit``: (field, value)."""
     for r, row in enumerate(tile.get("data", [])):
-        values += [(f"data[{r}][{c}]", v) for c, v in enumerate(row)]
-    if "fill" in tile:
-        values.append(("fill", tile["fill"]))
-    values += [(f"elements.{k}.value", e["value"]) for k, e in tile.get("elements", {}).items() if "value" in e]
-    if padding and "value" in padding:
-        values.append(("padding.value", padding["value"]))
-    values += [(f"storage.{k}", v) for k, v in tile.get("storage", {}).items()]
-    for name, value in values:
+        if row and max(row) > limit:
+            c = next(c for c, v in enumerate(row) if v > limit)
+            return f"data[{r}][{c}]", row[c]
+    if tile.get("fill", 0) > limit:
+        return "fill", tile["fill"]
+    for key, element in tile.get("elements", {}).items():
+        if element.get("value", 0) > limit:
+            return f"elements.{key}.value", element["value"]
+    if padding and padding.get("value", 0) > limit:
+        return "padding.value", padding["value"]
+    for key, value in tile.get("storage", {}).items():
         if value > limit:
-            return (f"{where}.{name}: {value:#x} does not fit {tile['dtype']} ({bits}-bit elements); "
-                    "element bits are compared, whole carrier Words go in `words`")
+            return f"storage.{key}", value
     return None
 
 
@@ -523,7 +745,8 @@ def _check_expect_tile(tile: dict, where: str) -> Optional[str]:
 # normalization
 
 
-def _make_case(raw: dict, raw_case: dict, loaded: VectorFile, catalog: Catalog) -> Case:
+def _case_fields(raw: dict, raw_case: dict, catalog: Catalog) -> dict:
+    """The fields of the Case (all but its path) as plain data."""
     vector_id = raw["id"]
     if vector_id.startswith(PROJECT_PREFIX):
         adrs = tuple(x for x in raw["exercises"] if x in catalog.adr_ids)
@@ -532,21 +755,20 @@ def _make_case(raw: dict, raw_case: dict, loaded: VectorFile, catalog: Catalog) 
         adrs = catalog.adrs_of(vector_id)
         requirements = tuple(catalog.tests[vector_id]["requirements"])
     program = raw_case["program"]
-    return Case(
-        vector_id=vector_id,
-        name=raw_case["name"],
-        operation=raw["operation"],
-        kind=raw["kind"],
-        profiles=tuple(p for p in PROFILES if p in raw_case.get("profiles", PROFILES)),
-        adrs=adrs,
-        requirements=requirements,
-        state=_normalize_state(raw_case.get("state", {})),
-        program=(program,) if isinstance(program, str) else tuple(program),
-        expect=_normalize_expect(raw_case["expect"]),
-        source=raw_case["source"],
-        reference=raw_case["reference"],
-        path=str(loaded.path),
-    )
+    return {
+        "vector_id": vector_id,
+        "name": raw_case["name"],
+        "operation": raw["operation"],
+        "kind": raw["kind"],
+        "profiles": tuple(p for p in PROFILES if p in raw_case.get("profiles", PROFILES)),
+        "adrs": adrs,
+        "requirements": requirements,
+        "state": _normalize_state(raw_case.get("state", {})),
+        "program": (program,) if isinstance(program, str) else tuple(program),
+        "expect": _normalize_expect(raw_case["expect"]),
+        "source": raw_case["source"],
+        "reference": raw_case["reference"],
+    }
 
 
 def _coordinates(mapping: dict) -> dict:
@@ -588,4 +810,3 @@ def _normalize_expect(expect: dict) -> dict:
     if "tiles" in out:
         out["tiles"] = tiles
     return out
-

@@ -441,6 +441,80 @@ def _accumulator_overwritten():
 
 
 # ---------------------------------------------------------------------------
+# one value class's flags, padding carrier Words (each killed only by the flag-isolation
+# vectors PTO-AVS-X-*-HW-*-FLAGS-001 or by the padding vectors' `padding.word`)
+
+
+def _source_classes(bits, src):
+    from pto_avs.device_model.numeric import formats
+
+    return formats.classify(bits, src), formats.ValueClass
+
+
+@mutant("nan-to-int-no-nv", "TCVT float -> integer without Sat writes the indefinite value for a "
+        "NaN source but forgets to raise NV", profile="hw-ieee")
+def _nan_to_int_no_nv():
+    from pto_avs.device_model import dtypes
+
+    def make(original):
+        def convert(bits, src, dst, rounding="RNE", saturate=False, profile="pto-v0", canonicalize=False):
+            words, flags = original(bits, src, dst, rounding=rounding, saturate=saturate, profile=profile,
+                                    canonicalize=canonicalize)
+            if dtypes.dtype(src).is_float and dtypes.dtype(dst).is_integer and not saturate:
+                cls, value_class = _source_classes(bits, src)
+                nan = (cls == value_class.QUIET_NAN) | (cls == value_class.SIGNALING_NAN)
+                flags = np.where(nan, flags & np.uint8(0xFE), flags).astype(np.uint8)
+            return words, flags
+        return convert
+
+    return (Patch("pto_avs.device_model.ops.tcvt:convert", make),)
+
+
+@mutant("unsigned-sat-negative-nv", "TCVT float -> unsigned integer with Sat raises NV for every "
+        "negative source, also for -0 and small negatives that round to 0", profile="hw-ieee")
+def _unsigned_sat_negative_nv():
+    from pto_avs.device_model import dtypes
+
+    def make(original):
+        def convert(bits, src, dst, rounding="RNE", saturate=False, profile="pto-v0", canonicalize=False):
+            words, flags = original(bits, src, dst, rounding=rounding, saturate=saturate, profile=profile,
+                                    canonicalize=canonicalize)
+            d = dtypes.dtype(dst)
+            if dtypes.dtype(src).is_float and d.is_integer and not d.signed and saturate:
+                cls, value_class = _source_classes(bits, src)
+                negative = np.isin(cls, [value_class.NEGATIVE_ZERO, value_class.NEGATIVE_SUBNORMAL,
+                                         value_class.NEGATIVE_NORMAL])
+                flags = np.where(negative, flags | np.uint8(0x01), flags).astype(np.uint8)
+            return words, flags
+        return convert
+
+    return (Patch("pto_avs.device_model.ops.tcvt:convert", make),)
+
+
+@mutant("signed-min-pad-sign-extended", "PadValue Min of S8/S16/S32 is written sign-extended to the "
+        "64-bit carrier (S8: 0xFFFFFFFFFFFFFF80) instead of the Word 0x80")
+def _signed_min_pad_sign_extended():
+    def make(original):
+        def pad_word(pad, dtype):
+            word = original(pad, dtype)
+            if pad == "Min" and dtype.signed and dtype.bits < 64 and word >> (dtype.bits - 1) & 1:
+                word |= ((1 << 64) - 1) ^ dtype.mask
+            return word
+        return pad_word
+
+    return (Patch("pto_avs.device_model.ops.common:pad_word", make),)
+
+
+@mutant("pad-word-element-bits", "padding Words are written reduced to the element width, so the "
+        "all-ones Max and 0x8000000000000000 Min of HiF8, E3M2, E2M3 and E8M0 read 0xFF and 0x00")
+def _pad_word_element_bits():
+    def make(original):
+        return lambda pad, dtype: original(pad, dtype) & dtype.mask
+
+    return (Patch("pto_avs.device_model.ops.common:pad_word", make),)
+
+
+# ---------------------------------------------------------------------------
 # the device
 
 

@@ -1550,7 +1550,10 @@ static bool run_program(Machine *m, const JVal *program, Outcome *o)
 /* Observation and the request loop                                           */
 /* ------------------------------------------------------------------------ */
 
-/* LAB: read back fault class, flags and every allocated tile from your simulator. */
+/* LAB: read back fault class, flags and every allocated tile from your simulator.
+ * Report each Word whole, padding included, exactly as the tile holds it: a vector's
+ * `padding.word` compares the full 64 bits of padded coordinates (an S8 Min pad is the
+ * Word 0x80, a HiF8 Max pad in a small tile the all-ones Word). */
 static void write_observation(Buf *out, const Machine *m, const char *fault)
 {
     buf_puts(out, "{\"fault\":");

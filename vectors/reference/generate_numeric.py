@@ -28,6 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from . import numeric as ref
+from . import value_classes as classes
 
 COMMAND = ".venv/bin/python -m vectors.reference.generate_numeric"
 VECTORS_DIR = Path(__file__).resolve().parent.parent
@@ -43,6 +44,20 @@ PROVENANCE = (
     "and the project's hw-ieee decisions 1-14 (each marked SPEC-CHOICE where the profile is "
     f"silent), and written by `{COMMAND}`. Nothing here comes from running the golden model."
 )
+
+ISOLATION_MAX = 64  # elements of one isolation tile (one row)
+ISOLATION_PROVENANCE = (
+    "Flag isolation (vectors/reference/value_classes.py): NumericStatus is the sticky OR over "
+    "the tile, so each case holds the inputs of one value class with one flag set (or only "
+    "inputs that raise no flag), taken from the configuration's mixed case in the file without "
+    "-FLAGS; a flag forgotten or wrongly raised for one class cannot hide behind another class.")
+
+
+def isolation_text(key: tuple) -> str:
+    if key == classes.NOFLAG:
+        return "flag isolation: only inputs that raise no flag"
+    return f"flag isolation: only {key[0]} inputs, each raising {classes.flag_text(key[1]).upper()}"
+
 
 # --------------------------------------------------------------------------------------
 # A small YAML writer (fixed key order, hex where the value is a bit pattern)
@@ -421,11 +436,20 @@ def tcvt_decisions(src: str, dst: str, mode: str, canon: bool) -> str:
     return "SPEC-CHOICE: hw-ieee decisions " + ", ".join(str(n) for n in sorted(found)) + "."
 
 
-def tcvt_case(src: str, dst: str, mode: str, sat: int, *, canon: bool = False, status: int = 0,
-              pad: str = "Zero") -> dict:
-    name = f"{src}-to-{dst}-{mode}-sat{sat}".lower() + ("-canon" if canon else "") + (
+def tcvt_name(src: str, dst: str, mode: str, sat: int, canon: bool = False, status: int = 0) -> str:
+    return f"{src}-to-{dst}-{mode}-sat{sat}".lower() + ("-canon" if canon else "") + (
         f"-sticky{status:02x}" if status else "")
-    codes = tcvt_inputs(src, dst, name)
+
+
+def tcvt_case(src: str, dst: str, mode: str, sat: int, *, canon: bool = False, status: int = 0,
+              pad: str = "Zero", only: tuple | None = None, codes: list | None = None) -> dict:
+    """One TCVT bundle over the configuration's inputs, or (``only``: an isolation key,
+    ``codes``: its elements) over the inputs of one value class."""
+    name = tcvt_name(src, dst, mode, sat, canon, status)
+    if codes is None:
+        codes = tcvt_inputs(src, dst, name)
+    if only is not None:
+        name += f"-only-{classes.key_label(only)}"
     rows = shape(codes)
     results = [[ref.convert(src, dst, c, mode, bool(sat), canon) for c in row] for row in rows]
     vr, vc = len(rows), len(rows[0])
@@ -441,7 +465,8 @@ def tcvt_case(src: str, dst: str, mode: str, sat: int, *, canon: bool = False, s
         "BSTOP",
     ])
     both = (ref.fmt(src).is_int and ref.fmt(dst).is_int) or dst == "E8M0"
-    kind = ("integer -> integer" if ref.fmt(src).is_int and ref.fmt(dst).is_int else
+    kind = (isolation_text(only) if only is not None else
+            "integer -> integer" if ref.fmt(src).is_int and ref.fmt(dst).is_int else
             "E8M0 exponent-domain rounding (bit-exact in both profiles)" if dst == "E8M0" else
             "every valid source encoding" if ref.fmt(src).width <= 8 else
             "ties, quarter points, range edges, subnormals and specials")
@@ -459,7 +484,7 @@ def tcvt_case(src: str, dst: str, mode: str, sat: int, *, canon: bool = False, s
         src_tile["location"] = "Matrix"
     src_tile["data"] = grid(src, rows)
     state["tiles"] = [src_tile]
-    padding = FlowMap(defined=True, value=Hex(0)) if pad == "Zero" else FlowMap(defined=False)
+    padding = FlowMap(defined=True, value=Hex(0), word=Hex(0)) if pad == "Zero" else FlowMap(defined=False)
     return generated_case(
         name, description, ["pto-v0", "hw-ieee"] if both else ["hw-ieee"], state, program,
         status | flags_or(r for row in results for r in row), [1],
@@ -565,29 +590,77 @@ TCVT_EXTRA = {
 TCVT_ADRS = ["ADR-0035", "ADR-0040", "ADR-0043", "ADR-0047", "ADR-0075", "ADR-0085"]
 
 
-def tcvt_file(src: str) -> dict:
-    cases = []
+def tcvt_configurations(src: str) -> list[dict]:
+    """The TCVT_PLAN and TCVT_EXTRA configurations of one source, with their pad."""
+    out = []
     for dst, spec in TCVT_PLAN[src]:
         for mode, sat in modes(spec):
-            pad = "Null" if len(cases) % 3 == 2 else "Zero"
-            cases.append(tcvt_case(src, dst, mode, sat, pad=pad))
-    for extra in TCVT_EXTRA.get(src, []):
-        extra = dict(extra)
-        dst, mode, sat = extra.pop("dst"), extra.pop("mode"), extra.pop("sat")
-        cases.append(tcvt_case(src, dst, mode, sat, **extra))
+            out.append(dict(dst=dst, mode=mode, sat=sat, pad="Null" if len(out) % 3 == 2 else "Zero"))
+    out += [dict(extra) for extra in TCVT_EXTRA.get(src, [])]
+    return out
+
+
+def tcvt_isolation_cases(src: str, dst: str, mode: str, sat: int, canon: bool = False,
+                         status: int = 0) -> list[dict]:
+    """One case per isolation key of the configuration's inputs (none when they raise no
+    flag or fall under one key); pad Zero so that every case also pins the pad Word."""
+    if status:
+        return []  # a sticky status before the bundle would mask the flags anyway
+    codes = tcvt_inputs(src, dst, tcvt_name(src, dst, mode, sat, canon))
+    groups = classes.isolation_groups(
+        (c, classes.isolation_key(classes.tcvt_class(src, dst, c, mode, bool(sat), canon),
+                                  ref.convert(src, dst, c, mode, bool(sat), canon)[1]))
+        for c in codes)
+    if not classes.needs_isolation(groups):
+        return []
+    return [tcvt_case(src, dst, mode, sat, canon=canon, only=key, codes=members[:ISOLATION_MAX])
+            for key, members in groups.items()]
+
+
+def tcvt_exercises(cases: list[dict]) -> list[str]:
     dsts = {c["expect"]["tiles"][0]["dtype"] for c in cases}
     exercises = list(TCVT_ADRS)
     if any(ref.fmt(d).is_int for d in dsts):
         exercises.insert(3, "ADR-0044")
-    exercises += ["PTO-INST-TILE-TCVT"] + (["PTO-TCVT-CONTRACT-001"] if "E8M0" in dsts else [])
+    return exercises + ["PTO-INST-TILE-TCVT"] + (["PTO-TCVT-CONTRACT-001"] if "E8M0" in dsts else [])
+
+
+def tcvt_file(src: str) -> dict:
+    cases = []
+    for config in tcvt_configurations(src):
+        config = dict(config)
+        dst, mode, sat = config.pop("dst"), config.pop("mode"), config.pop("sat")
+        cases.append(tcvt_case(src, dst, mode, sat, **config))
     return {
         "format": "pto-avs-vector/1",
         "id": f"PTO-AVS-X-TCVT-HW-{src.upper()}-001",
         "operation": "TCVT",
         "kind": "execution",
         "summary": f"hw-ieee TCVT from {src}: every listed destination, rounding mode and Sat value",
-        "exercises": Flow(exercises),
+        "exercises": Flow(tcvt_exercises(cases)),
         "provenance": PROVENANCE,
+        "cases": cases,
+    }
+
+
+def tcvt_flags_file(src: str) -> dict | None:
+    """The flag-isolation cases of every configuration of PTO-AVS-X-TCVT-HW-<SRC>-001."""
+    cases = []
+    for config in tcvt_configurations(src):
+        config = dict(config)
+        dst, mode, sat = config.pop("dst"), config.pop("mode"), config.pop("sat")
+        config.pop("pad", None)  # isolation cases pad with Zero
+        cases += tcvt_isolation_cases(src, dst, mode, sat, **config)
+    if not cases:
+        return None
+    return {
+        "format": "pto-avs-vector/1",
+        "id": f"PTO-AVS-X-TCVT-HW-{src.upper()}-FLAGS-001",
+        "operation": "TCVT",
+        "kind": "execution",
+        "summary": f"hw-ieee TCVT from {src}: NumericStatus of each value class on its own",
+        "exercises": Flow(tcvt_exercises(cases)),
+        "provenance": PROVENANCE + " " + ISOLATION_PROVENANCE,
         "cases": cases,
     }
 
@@ -631,13 +704,21 @@ def tquant_inputs(dst: str, multiplier: int, zp: int, name: str) -> list[int]:
     return dedupe(codes)[:64]
 
 
+def tquant_name(dst: str, mode: str, sat: int, m_bits: int, zp: int, default_ior: bool,
+                status: int = 0) -> str:
+    return (f"fp32-to-{dst.lower()}-{mode.lower()}-sat{sat}-m{m_bits:08x}-zp{zp}"
+            + ("-default-ior" if default_ior else "") + (f"-sticky{status:02x}" if status else ""))
+
+
 def tquant_case(dst: str, mode: str, sat: int, multiplier: int | None, zp: int,
-                status: int = 0) -> dict:
+                status: int = 0, only: tuple | None = None, codes: list | None = None) -> dict:
+    """One TQUANT bundle over the configuration's inputs, or over one isolation key's."""
     m_bits = 0x3F800000 if multiplier is None else multiplier
-    name = (f"fp32-to-{dst.lower()}-{mode.lower()}-sat{sat}-m{m_bits:08x}-zp{zp}"
-            + ("-default-ior" if multiplier is None else "")
-            + (f"-sticky{status:02x}" if status else ""))
-    codes = tquant_inputs(dst, m_bits, zp, name)
+    name = tquant_name(dst, mode, sat, m_bits, zp, multiplier is None, status)
+    if codes is None:
+        codes = tquant_inputs(dst, m_bits, zp, name)
+    if only is not None:
+        name += f"-only-{classes.key_label(only)}"
     results = [ref.quantize(c, m_bits, zp, dst, mode, bool(sat)) for c in codes]
     n = len(codes)
     lines = ["BSTART.SFU TQUANT, FP32", f"B.DATR {dst}, {mode}, Sat={sat}", f"B.DIM LB0={n}",
@@ -657,8 +738,9 @@ def tquant_case(dst: str, mode: str, sat: int, multiplier: int | None, zp: int,
                    f"(~{m_value:.9g}), zero point {zp}"
                    + (" (B.IOR omitted: defaults 1.0 and 0)" if multiplier is None else "")
                    + (f", NumericStatus {status:#04x} before (sticky)" if status else "")
-                   + ": ties, quarter points, wrap/clamp range, NaN, infinities, subnormals. "
-                   "SPEC-CHOICE: hw-ieee decision 14 (one rounding of the exact x*m+zp; NaN/Inf "
+                   + (f": {isolation_text(only)}. " if only is not None else
+                      ": ties, quarter points, wrap/clamp range, NaN, infinities, subnormals. ")
+                   + "SPEC-CHOICE: hw-ieee decision 14 (one rounding of the exact x*m+zp; NaN/Inf "
                    "NV with the indefinite value or Sat endpoints; no OF).")
     return generated_case(
         name, description, ["hw-ieee"], state, "\n".join(lines), status | flags_or(results), [1],
@@ -667,16 +749,50 @@ def tquant_case(dst: str, mode: str, sat: int, multiplier: int | None, zp: int,
          "padding": FlowMap(defined=False)})
 
 
-def tquant_file() -> dict:
-    cases = []
+def tquant_configurations() -> list[tuple]:
+    """(dst, mode, sat, multiplier, zero point[, status]) of every TQUANT case."""
+    out = []
     for dst in ("S8", "U8"):
         for i, mode in enumerate(ALL_MODES):
             for sat in (0, 1):
-                cases.append(tquant_case(dst, mode, sat, TQUANT_MULTIPLIERS[mode][sat],
-                                         TQUANT_ZERO_POINTS[dst][(i + sat) % 7]))
-    cases.append(tquant_case("S8", "NONE", 0, None, 0))
-    cases.append(tquant_case("U8", "NONE", 1, 0x3E800000, 3))
-    cases.append(tquant_case("S8", "RNE", 0, 0x3FC00000, -3, status=0x04))
+                out.append((dst, mode, sat, TQUANT_MULTIPLIERS[mode][sat],
+                            TQUANT_ZERO_POINTS[dst][(i + sat) % 7]))
+    return out + [("S8", "NONE", 0, None, 0), ("U8", "NONE", 1, 0x3E800000, 3),
+                  ("S8", "RNE", 0, 0x3FC00000, -3, 0x04)]
+
+
+def tquant_isolation_cases(dst: str, mode: str, sat: int, multiplier: int | None, zp: int,
+                           status: int = 0) -> list[dict]:
+    if status:
+        return []
+    m_bits = 0x3F800000 if multiplier is None else multiplier
+    codes = tquant_inputs(dst, m_bits, zp, tquant_name(dst, mode, sat, m_bits, zp, multiplier is None))
+    groups = classes.isolation_groups(
+        (c, classes.isolation_key(classes.tquant_class(c, m_bits, zp, dst, mode),
+                                  ref.quantize(c, m_bits, zp, dst, mode, bool(sat))[1]))
+        for c in codes)
+    if not classes.needs_isolation(groups):
+        return []
+    return [tquant_case(dst, mode, sat, multiplier, zp, only=key, codes=members[:ISOLATION_MAX])
+            for key, members in groups.items()]
+
+
+def tquant_flags_file() -> dict:
+    cases = [case for config in tquant_configurations() for case in tquant_isolation_cases(*config)]
+    return {
+        "format": "pto-avs-vector/1",
+        "id": "PTO-AVS-X-TQUANT-HW-FLAGS-001",
+        "operation": "TQUANT",
+        "kind": "execution",
+        "summary": "hw-ieee TQUANT FP32 -> S8/U8: NumericStatus of each value class on its own",
+        "exercises": Flow(["ADR-0035", "ADR-0047", "ADR-0083", "PTO-INST-TILE-TQUANT"]),
+        "provenance": PROVENANCE + " " + ISOLATION_PROVENANCE,
+        "cases": cases,
+    }
+
+
+def tquant_file() -> dict:
+    cases = [tquant_case(*config) for config in tquant_configurations()]
     return {
         "format": "pto-avs-vector/1",
         "id": "PTO-AVS-X-TQUANT-HW-001",
@@ -729,10 +845,14 @@ TMULS_INT_CASES = [("U8", 3), ("S8", -1), ("S16", 300), ("S32", 0x10001), ("S64"
                    ("U64", (1 << 63) + 5)]
 
 
-def tmuls_case(dtype: str, label: str, scalar: int, status: int = 0) -> dict:
+def tmuls_case(dtype: str, label: str, scalar: int, status: int = 0, only: tuple | None = None,
+               codes: list | None = None) -> dict:
+    """One TMULS bundle over the configuration's inputs, or over one isolation key's."""
     f = ref.fmt(dtype)
     name = f"{dtype.lower()}-times-{label}" + (f"-sticky{status:02x}" if status else "")
-    if f.is_int:
+    if codes is not None:
+        name += f"-only-{classes.key_label(only)}"
+    elif f.is_int:
         lo, hi = f.int_range
         rng = rng_for(name)
         vals = [0, 1, -1, 2, hi, lo, hi - 1, lo + 1, 7, 86] + [rng.randint(lo, hi) for _ in range(22)]
@@ -758,7 +878,8 @@ def tmuls_case(dtype: str, label: str, scalar: int, status: int = 0) -> dict:
         description = (f"TMULS {dtype} x {ref.decode(dtype, scalar).exact}: the product wraps at "
                        "the element width, no flags (the same in pto-v0).")
     else:
-        description = (f"TMULS {dtype} x scalar {scalar:#x} ({label}): IEEE multiply, RNE, "
+        description = (f"TMULS {dtype} x scalar {scalar:#x} ({label}"
+                       + (f"; {isolation_text(only)}" if only is not None else "") + "): IEEE multiply, RNE, "
                        "canonical NaN, NV/OF/UF/NX (tininess after rounding). "
                        "SPEC-CHOICE: hw-ieee decisions 1" + (", 2" if dtype == "E4M3" else "")
                        + ", 10, 11 (no B.DATR, so Sat=0).")
@@ -769,6 +890,33 @@ def tmuls_case(dtype: str, label: str, scalar: int, status: int = 0) -> dict:
          "cols": TCVT_COLS, "valid": Flow([vr, vc]), "capacity": cap,
          **expect_values(dtype, [[b for b, _ in row] for row in results]),
          "padding": FlowMap(defined=False)})
+
+
+def tmuls_isolation_cases(dtype: str, label: str, scalar: int) -> list[dict]:
+    codes = tmuls_inputs(dtype, scalar, f"{dtype.lower()}-times-{label}")
+    groups = classes.isolation_groups(
+        (c, classes.isolation_key(classes.tmuls_class(dtype, c, scalar), ref.multiply(dtype, c, scalar)[1]))
+        for c in codes)
+    if not classes.needs_isolation(groups):
+        return []
+    return [tmuls_case(dtype, label, scalar, only=key, codes=members[:ISOLATION_MAX])
+            for key, members in groups.items()]
+
+
+def tmuls_flags_file() -> dict:
+    """Floating TMULS only: integer TMULS raises no flag."""
+    cases = [case for dtype in ref.TMULS_FLOAT_TYPES for label, scalar in tmuls_scalars(dtype)
+             for case in tmuls_isolation_cases(dtype, label, scalar)]
+    return {
+        "format": "pto-avs-vector/1",
+        "id": "PTO-AVS-X-TMULS-HW-FLAGS-001",
+        "operation": "TMULS",
+        "kind": "execution",
+        "summary": "hw-ieee TMULS: NumericStatus of each value class of the product on its own",
+        "exercises": Flow(["ADR-0035", "ADR-0047", "ADR-0081", "PTO-INST-TILE-TMULS"]),
+        "provenance": PROVENANCE + " " + ISOLATION_PROVENANCE,
+        "cases": cases,
+    }
 
 
 def tmuls_file() -> dict:
@@ -948,8 +1096,9 @@ def tgemv_file() -> dict:
 
 
 def all_files() -> dict[str, dict]:
-    docs = [tcvt_file(src) for src in TCVT_PLAN] + [tquant_file(), tmuls_file(), tgemv_file()]
-    return {f"{doc['id']}.yaml": doc for doc in docs}
+    docs = [tcvt_file(src) for src in TCVT_PLAN] + [tcvt_flags_file(src) for src in TCVT_PLAN]
+    docs += [tquant_file(), tquant_flags_file(), tmuls_file(), tmuls_flags_file(), tgemv_file()]
+    return {f"{doc['id']}.yaml": doc for doc in docs if doc is not None}
 
 
 def write(out_dir: Path) -> dict[str, int]:

@@ -11,8 +11,10 @@ Written from the PTO ISA 0.58.3 specification, sharing no code with ``device_mod
 - which pad applies: ``CurrentBundlePadValue`` (B.DATR PadValue 00 Zero, 01 Max, 10 Min,
   11 Null; Null leaves the padding undefined), TQUANT's fixed ``TilePad_Null``.
 
-The comparator checks element bits (``contract/compare.py``), so the pad expectations are the
-pad Word reduced to the element width; the full Word is kept in each case description.
+Pad expectations state both the element bits (``padding.value``) and the whole Word every
+padded coordinate reads back (``padding.word``: the pad Word as stored, only its element
+bits in a packed carrier), so a device that sign-extends a signed Min pad or leaves other
+bits above the element width is caught (``contract/compare.py``, aspect ``carrier``).
 
 Usage:  python vectors/reference/legality_layout.py write   # (re)write the vector files
         python vectors/reference/legality_layout.py check   # exit 1 if a file is stale
@@ -133,11 +135,22 @@ def pad_word(pad: str, dtype: str) -> int:
     raise ValueError(pad)
 
 
-def pad_expectation(pad: str, dtype: str) -> dict:
-    """``padding`` expectation: definedness, and the element bits a reader sees."""
+def pad_carrier_word(pad: str, dtype: str, packed: bool) -> int:
+    """The Word a padded coordinate reads back: the pad Word as stored (never
+    sign-extended: S8 Min is 0x80), or only its element bits in a packed carrier."""
+    word = pad_word(pad, dtype)
+    return word & element_mask(dtype) if packed else word
+
+
+def pad_expectation(pad: str, dtype: str, packed: bool = None) -> dict:
+    """``padding`` expectation: definedness, the element bits a reader sees and, when
+    ``packed`` is given, the whole carrier Word (``word``)."""
     if pad == "Null":
         return {"defined": False}
-    return {"defined": True, "value": Hex(pad_word(pad, dtype) & element_mask(dtype))}
+    out = {"defined": True, "value": Hex(pad_word(pad, dtype) & element_mask(dtype))}
+    if packed is not None:
+        out["word"] = Hex(pad_carrier_word(pad, dtype, packed))
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -462,7 +475,7 @@ def pad_case(dtype: str, pad: str, rows: int, cols: int, mask: str = "1111") -> 
                 "index": 0, "dtype": dtype, "layout": "RowMajor", "location": "Any", "rows": rows,
                 "cols": cols, "valid": [vr, vc], "capacity": dst_cap, "mask": mask,
                 "data": grid(dst_bits, vr, vc), "words": grid(words, vr, vc),
-                "padding": Flow(pad_expectation(pad, dtype))}],
+                "padding": Flow(pad_expectation(pad, dtype, packed))}],
         },
     }
 
@@ -484,10 +497,11 @@ def pad_vector() -> dict:
             "Every B.DATR PadValue (00 Zero, 01 Max, 10 Min, 11 Null; CurrentBundlePadValue in "
             "asl/block/model/state/control-state.asl) for every one of the 25 destination types. "
             "Pad Words: TilePadValueForDataType (asl/tile/model/definedness/elements.asl, digest "
-            "3.5); the comparator checks element bits, so HiF8/E3M2/E2M3/E8M0 Max (all-ones Word) "
-            "read 0xFF and their Min (0x8000000000000000) reads 0x00, X2 lanes keep the nibble "
-            "(Max 0xF, Min 0x0), and S8/S16/S32 Min are the unsign-extended 0x80/0x8000/"
-            "0x80000000. Valid-region values are same-type conversions of finite, nonzero, valid "
+            "3.5). `padding.value` is the element bits and `padding.word` the whole Word each "
+            "padded coordinate reads back: HiF8/E3M2/E2M3/E8M0 Max is the all-ones Word (element "
+            "bits 0xFF) and their Min 0x8000000000000000 (0x00), X2 lanes keep only the nibble "
+            "(packed carrier: Max 0xF, Min 0x0), and S8/S16/S32 Min are the Words 0x80/0x8000/"
+            "0x80000000, not sign-extended. Valid-region values are same-type conversions of finite, nonzero, valid "
             "encodings (E8M0: FP32 powers of two), which both profiles keep bit for bit with no "
             "flag; `words` checks the carrier: signed integers read back sign-extended "
             "(NormalizeTileInteger; hw-ieee decision 13), 4-bit lanes zero-extended."),
@@ -514,8 +528,9 @@ def large_pad_vector() -> dict:
             "more than PTO_MODEL_TILE_ELEMENTS = 32768), which use the packed carrier "
             "representation (asl/tile/model/definedness/packed-boundary.asl): each element keeps "
             "only its 8 bits, so signed results read back zero-extended (S8 -2 -> 0xFE) while the "
-            "same values in a small tile read back sign-extended (PTO-AVS-X-TCVT-PAD-001). Pad "
-            "element bits from TilePadValueForDataType (digest 3.5)."),
+            "same values in a small tile read back sign-extended (PTO-AVS-X-TCVT-PAD-001), and the "
+            "pad Words keep only their element bits (`padding.word`: HiF8 Max 0xFF where a small "
+            "tile holds the all-ones Word). Pad Words from TilePadValueForDataType (digest 3.5)."),
         "cases": cases,
     }
 
@@ -597,7 +612,7 @@ def tmuls_pad_vector() -> dict:
                     "index": 0, "dtype": "FP64", "layout": "RowMajor", "location": "Any",
                     "rows": 16, "cols": 8, "valid": [2, 3], "capacity": 1024, "mask": "1111",
                     "data": grid([0] * 6, 2, 3), "words": grid([0] * 6, 2, 3),
-                    "padding": Flow(pad_expectation(pad, "FP64"))}],
+                    "padding": Flow(pad_expectation(pad, "FP64", packed=False))}],
             },
         })
     return {
