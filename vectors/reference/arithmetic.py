@@ -1,6 +1,6 @@
 """Independent exact reference for hw-ieee floating arithmetic, one element at a time.
 
-add, sub, mul, div, fma, rem (TREM's floor modulo), sqrt, rsqrt and recip on
+add, sub, mul, div, fma, rem (TREM's floor modulo), sqrt, rsqrt, recip, exp and log on
 encodings of FP64, FP32, TF32, HF32, FP16, BF16, E4M3 and E5M2 (the floating
 types the ASL accepts for these operations), under all seven rounding modes.
 Written from IEEE 754-2019, the hardware profile's ``arithmetic`` section and
@@ -12,15 +12,26 @@ Square roots are rounded from a bracket: ``t = floor(sqrt(v) * 2**k)`` with
 ``2**-k`` at least eight times finer than the result's half quantum; an inexact
 root is then represented by ``(t + 1/2) * 2**-k``, which lies strictly inside
 the same rounding interval as the true root (every rounding boundary is a
-multiple of ``2**-k``).
+multiple of ``2**-k``). exp and log (a SPEC-CHOICE: correctly rounded) are
+evaluated with mpmath at a precision far above the result's and rounded by
+``encode_value`` once both ends of the error interval agree.
 """
 from __future__ import annotations
 
 import math
 from fractions import Fraction
 
-from .numeric import (DZ, FORMATS, NV, Value, canonical_nan, decode, encode_value, floor_log2,
+import mpmath
+
+from .numeric import (DZ, FORMATS, NV, NX, Value, canonical_nan, decode, encode_value, floor_log2,
                       infinity_code, pow2, zero_code)
+from .numeric import max_finite as refmax
+
+
+def refmin(name: str) -> Fraction:
+    """The smallest positive (subnormal) value."""
+    f = FORMATS[name]
+    return pow2(1 - f.bias - f.frac_bits)
 
 ARITHMETIC_TYPES = ("FP64", "FP32", "TF32", "HF32", "FP16", "BF16", "E4M3", "E5M2")
 
@@ -218,5 +229,64 @@ def rsqrt(name: str, a: int, mode: str = "RNE") -> tuple[int, int]:
     return _round_root(name, 1 / x.magnitude, mode)
 
 
+_ONE = {"FP64": 0x3FF0000000000000, "FP32": 0x3F800000, "TF32": 0x3F800000, "HF32": 0x3F800000,
+        "FP16": 0x3C00, "BF16": 0x3F80, "E4M3": 0x38, "E5M2": 0x3C}
+
+
+def _round_transcendental(name: str, function, x: Fraction, mode: str) -> tuple[int, int]:
+    """Round f(x) once, for f = exp or log and rational x where f(x) is irrational:
+    evaluate at a generous precision, then accept when both ends of a 16-ulp error
+    interval round alike (the true value lies between them); else double the precision."""
+    precision = 4 * _precision(name) + 64
+    while True:
+        with mpmath.workprec(precision):
+            y = Fraction(*function(mpmath.mpf(x.numerator) / x.denominator).as_integer_ratio())
+        error = abs(y) / 2 ** (precision - 4)
+        low = _round(name, y - error, mode, False)
+        high = _round(name, y + error, mode, False)
+        if low[0] == high[0] and low[1] | NX == high[1] | NX:
+            return low[0], low[1] | NX
+        precision *= 2
+
+
+def exp(name: str, a: int, mode: str = "RNE") -> tuple[int, int]:
+    """SPEC-CHOICE: correctly rounded; special values of TileSFUUnarySpecialValue."""
+    _check(name)
+    x = decode(name, a)
+    if _not_number(x):
+        return _nan(name, x)
+    if x.is_zero:
+        return _ONE[name], 0
+    if x.cls == "inf":
+        return (zero_code(name, False) if x.negative else _infinity(name, False)), 0
+    # Far arguments (e > 2, so e**k > 2**k for k > 0 and e**-k < 2**-k): beyond 2**(E+2)
+    # everything overflows alike, below an eighth of the smallest subnormal everything is
+    # a tiny positive value that rounds alike; stand-ins keep the numbers small.
+    top = floor_log2(refmax(name)) + 2
+    bottom = floor_log2(refmin(name)) - 3
+    if x.exact > top:
+        return _round(name, Fraction(2) ** top, mode, False)
+    if x.exact < bottom:
+        return _round(name, Fraction(2) ** (bottom - 1), mode, False)
+    return _round_transcendental(name, mpmath.exp, x.exact, mode)
+
+
+def log(name: str, a: int, mode: str = "RNE") -> tuple[int, int]:
+    """SPEC-CHOICE: correctly rounded; special values of TileSFUUnarySpecialValue."""
+    _check(name)
+    x = decode(name, a)
+    if _not_number(x):
+        return _nan(name, x)
+    if a == _ONE[name]:
+        return zero_code(name, False), 0
+    if x.is_zero:
+        return _infinity(name, True), DZ
+    if x.negative:
+        return _nan(name, x, invalid=True)
+    if x.cls == "inf":
+        return _infinity(name, False), 0
+    return _round_transcendental(name, mpmath.log, x.exact, mode)
+
+
 BINARY = {"ADD": add, "SUB": sub, "MUL": mul, "DIV": div, "REM": rem}
-UNARY = {"SQRT": sqrt, "RSQRT": rsqrt, "RECIP": recip}
+UNARY = {"SQRT": sqrt, "RSQRT": rsqrt, "RECIP": recip, "EXP": exp, "LOG": log}
