@@ -60,13 +60,6 @@ def _precision(t: DataType) -> int:
     return t.fmt.frac_bits + 1
 
 
-def _operands(t: DataType, *values):
-    """Broadcast raw encodings and decode them (flat); returns ``(shape, decoded...)``."""
-    arrays = [v if isinstance(v, np.ndarray) and v.dtype.kind == "u" else as_words(v) for v in values]
-    arrays = np.broadcast_arrays(*arrays)
-    return (arrays[0].shape, *[decode_lanes(lanes(a.reshape(-1), t.bits), t) for a in arrays])
-
-
 def _infinite_words(t: DataType, negative):
     """+-infinity, or E4M3's NaN where the format has no infinity."""
     if not t.fmt.has_inf:
@@ -102,8 +95,22 @@ def _cancellation_sign(negative, sig, opposite, mode: RoundingMode):
     return np.where((sig == 0) & opposite, mode is RoundingMode.RTM, negative)
 
 
-def _shaped(result, shape):
-    words, flags = result
+CHUNK = 1 << 15  # elements per step: a few dozen 64-bit temporaries stay in cache
+
+
+def _chunked(kernel, t: DataType, *values):
+    """Decode the broadcast operands and run ``kernel(*decoded)`` block by block.
+    Returns ``(words, flags)`` in the broadcast shape."""
+    arrays = [v if isinstance(v, np.ndarray) and v.dtype.kind == "u" else as_words(v) for v in values]
+    arrays = [a.reshape(-1) if a.ndim else a for a in np.broadcast_arrays(*arrays)]
+    shape = np.broadcast_shapes(*[np.shape(v) for v in arrays])
+    flat = [lanes(np.ascontiguousarray(a).reshape(-1), t.bits) for a in arrays]
+    size = flat[0].size
+    words = np.empty(size, dtype=U64)
+    flags = np.empty(size, dtype=np.uint8)
+    for first in range(0, size, CHUNK):
+        block = slice(first, first + CHUNK)
+        words[block], flags[block] = kernel(*[decode_lanes(f[block], t) for f in flat])
     return words.reshape(shape), flags.reshape(shape)
 
 
@@ -123,31 +130,32 @@ def _add(x: Decoded, y: Decoded, y_negative, t: DataType, mode: RoundingMode):
 def add(a, b, dtype, rounding="RNE"):
     """``a + b`` per element. Returns ``(words uint64, flags uint8)`` of the broadcast shape."""
     t, mode = _resolve(dtype, rounding)
-    shape, x, y = _operands(t, a, b)
-    return _shaped(_add(x, y, y.negative, t, mode), shape)
+    return _chunked(lambda x, y: _add(x, y, y.negative, t, mode), t, a, b)
 
 
 def sub(a, b, dtype, rounding="RNE"):
     """``a - b`` per element (``a + (-b)``)."""
     t, mode = _resolve(dtype, rounding)
-    shape, x, y = _operands(t, a, b)
-    return _shaped(_add(x, y, ~y.negative, t, mode), shape)
+    return _chunked(lambda x, y: _add(x, y, ~y.negative, t, mode), t, a, b)
 
 
 # ----------------------------------------------------------------------------- mul
 
 
-def mul(a, b, dtype, rounding="RNE"):
-    """``a * b`` per element."""
-    t, mode = _resolve(dtype, rounding)
-    shape, x, y = _operands(t, a, b)
+def _mul(x: Decoded, y: Decoded, t: DataType, mode: RoundingMode):
     negative = x.negative ^ y.negative
     sig, extra = exact_product(x.sig, y.sig)
     words, flags = round_to_float(negative, sig, x.exp + y.exp + extra, t, mode, False)
     invalid = (x.infinite & is_zero(y)) | (y.infinite & is_zero(x))
     infinite = (x.infinite | y.infinite) & ~invalid
     words, flags = _put(words, flags, infinite, _infinite_words(t, negative), 0)
-    return _shaped(_nan_results(t, words, flags, (x, y), invalid), shape)
+    return _nan_results(t, words, flags, (x, y), invalid)
+
+
+def mul(a, b, dtype, rounding="RNE"):
+    """``a * b`` per element."""
+    t, mode = _resolve(dtype, rounding)
+    return _chunked(lambda x, y: _mul(x, y, t, mode), t, a, b)
 
 
 # ----------------------------------------------------------------------------- div, recip
@@ -178,8 +186,7 @@ def _div(x: Decoded, y: Decoded, t: DataType, mode: RoundingMode):
 def div(a, b, dtype, rounding="RNE"):
     """``a / b`` per element."""
     t, mode = _resolve(dtype, rounding)
-    shape, x, y = _operands(t, a, b)
-    return _shaped(_div(x, y, t, mode), shape)
+    return _chunked(lambda x, y: _div(x, y, t, mode), t, a, b)
 
 
 def _one(shape) -> Decoded:
@@ -190,8 +197,7 @@ def _one(shape) -> Decoded:
 def recip(a, dtype, rounding="RNE"):
     """``1 / a`` per element, rounded once."""
     t, mode = _resolve(dtype, rounding)
-    shape, x = _operands(t, a)
-    return _shaped(_div(_one(x.cls.shape), x, t, mode), shape)
+    return _chunked(lambda x: _div(_one(x.cls.shape), x, t, mode), t, a)
 
 
 # ----------------------------------------------------------------------------- fma
@@ -202,10 +208,7 @@ def _negative_class(d: Decoded):
     return d.negative & ~not_a_number(d)
 
 
-def fma(a, b, c, dtype, rounding="RNE"):
-    """``a * b + c`` per element, rounded once (no rounded intermediate product)."""
-    t, mode = _resolve(dtype, rounding)
-    shape, x, y, z = _operands(t, a, b, c)
+def _fma(x: Decoded, y: Decoded, z: Decoded, t: DataType, mode: RoundingMode):
     p_negative = x.negative ^ y.negative
     p_exp = x.exp + y.exp
     if 2 * _precision(t) + 2 <= FIT:  # the product is exact in uint64 and fits the sum's frame
@@ -225,7 +228,13 @@ def fma(a, b, c, dtype, rounding="RNE"):
     invalid = zero_times_infinity | opposite
     words, flags = _put(words, flags, p_infinite & ~invalid, _infinite_words(t, p_negative), 0)
     words, flags = _put(words, flags, z.infinite & ~p_infinite, _infinite_words(t, z.negative), 0)
-    return _shaped(_nan_results(t, words, flags, (x, y, z), invalid), shape)
+    return _nan_results(t, words, flags, (x, y, z), invalid)
+
+
+def fma(a, b, c, dtype, rounding="RNE"):
+    """``a * b + c`` per element, rounded once (no rounded intermediate product)."""
+    t, mode = _resolve(dtype, rounding)
+    return _chunked(lambda x, y, z: _fma(x, y, z, t, mode), t, a, b, c)
 
 
 # ----------------------------------------------------------------------------- rem
@@ -243,10 +252,7 @@ def _pow2_mod(d, m):
     return result
 
 
-def rem(a, b, dtype, rounding="RNE"):
-    """TREM floor modulo ``a - b*floor(a/b)`` per element, rounded once."""
-    t, mode = _resolve(dtype, rounding)
-    shape, x, y = _operands(t, a, b)
+def _rem(x: Decoded, y: Decoded, t: DataType, mode: RoundingMode):
     wide = 2 * _precision(t) > FIT
     xs = widen(x.sig, wide)
     ys = widen(np.where(y.sig == 0, U64(1), y.sig), wide)
@@ -270,7 +276,13 @@ def rem(a, b, dtype, rounding="RNE"):
     words, flags = round_to_float(n, s, e, t, mode, False)
     words, flags = _put(words, flags, y.infinite & adjust, _infinite_words(t, y.negative), 0)
     invalid = (x.infinite | is_zero(y)) & ~not_a_number(x) & ~not_a_number(y)
-    return _shaped(_nan_results(t, words, flags, (x, y), invalid), shape)
+    return _nan_results(t, words, flags, (x, y), invalid)
+
+
+def rem(a, b, dtype, rounding="RNE"):
+    """TREM floor modulo ``a - b*floor(a/b)`` per element, rounded once."""
+    t, mode = _resolve(dtype, rounding)
+    return _chunked(lambda x, y: _rem(x, y, t, mode), t, a, b)
 
 
 # ----------------------------------------------------------------------------- sqrt, rsqrt
@@ -282,10 +294,7 @@ def _even_exponent(x: Decoded, wide: bool):
     return shift_left(widen(x.sig, wide), odd), x.exp - odd
 
 
-def sqrt(a, dtype, rounding="RNE"):
-    """Square root per element; sqrt(-0) = -0."""
-    t, mode = _resolve(dtype, rounding)
-    shape, x = _operands(t, a)
+def _sqrt(x: Decoded, t: DataType, mode: RoundingMode):
     p = _precision(t)
     wide = 2 * p + 6 > FIT
     m, e = _even_exponent(x, wide)
@@ -296,13 +305,16 @@ def sqrt(a, dtype, rounding="RNE"):
     words, flags = round_to_float(x.negative, sig, exp, t, mode, False)
     invalid = x.negative & ~is_zero(x) & ~not_a_number(x)
     words, flags = _put(words, flags, x.infinite & ~x.negative, _infinite_words(t, False), 0)
-    return _shaped(_nan_results(t, words, flags, (x,), invalid), shape)
+    return _nan_results(t, words, flags, (x,), invalid)
 
 
-def rsqrt(a, dtype, rounding="RNE"):
-    """``1 / sqrt(a)`` per element, rounded once."""
+def sqrt(a, dtype, rounding="RNE"):
+    """Square root per element; sqrt(-0) = -0."""
     t, mode = _resolve(dtype, rounding)
-    shape, x = _operands(t, a)
+    return _chunked(lambda x: _sqrt(x, t, mode), t, a)
+
+
+def _rsqrt(x: Decoded, t: DataType, mode: RoundingMode):
     p = _precision(t)
     k = 2 * p + 6
     wide = 2 * k + 1 > FIT
@@ -317,7 +329,13 @@ def rsqrt(a, dtype, rounding="RNE"):
     words, flags = _put(words, flags, zero, _infinite_words(t, x.negative), FLAG_DZ)
     words, flags = _put(words, flags, x.infinite & ~x.negative, U64(0), 0)
     invalid = x.negative & ~zero & ~not_a_number(x)
-    return _shaped(_nan_results(t, words, flags, (x,), invalid), shape)
+    return _nan_results(t, words, flags, (x,), invalid)
+
+
+def rsqrt(a, dtype, rounding="RNE"):
+    """``1 / sqrt(a)`` per element, rounded once."""
+    t, mode = _resolve(dtype, rounding)
+    return _chunked(lambda x: _rsqrt(x, t, mode), t, a)
 
 
 BINARY = {"ADD": add, "SUB": sub, "MUL": mul, "DIV": div, "REM": rem}
