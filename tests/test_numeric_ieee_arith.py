@@ -19,7 +19,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from pto_avs.device_model.numeric import arithmetic, elementwise_arith, ieee_arith, transcendental
+from pto_avs.device_model.numeric import arithmetic, elementwise_arith, ieee_arith, transcendental, words
 from pto_avs.vectors.reference import arithmetic as ref
 from pto_avs.vectors.reference import numeric as refnum
 from pto_avs.vectors.reference.value_set import ValueSet
@@ -515,3 +515,15 @@ def test_ulp_distance():
                                        "FP32").tolist() == [1, 0, 0, 1, -1]
     assert transcendental.ulp_distance(w(0x0001), w(0x8001), "FP16").tolist() == [2]  # across zero
     assert transcendental.ulp_distance(w(0x3F802000), w(0x3F806000), "TF32").tolist() == [2]
+
+
+def test_bit_length_is_exact_near_powers_of_two():
+    """words.bit_length (binary64 exponent, corrected by an integer shift) equals
+    int.bit_length, in particular where the float conversion rounds up."""
+    values = [0, 1, 2, 3, (1 << 64) - 1, (1 << 64) - 1024, (1 << 64) - 1025]
+    for k in range(1, 64):
+        values += [1 << k, (1 << k) - 1, (1 << k) + 1, (1 << (k + 1)) - 1]
+    rng = random.Random(11)
+    values += [rng.getrandbits(rng.randint(1, 64)) for _ in range(2000)]
+    got = words.bit_length(np.array(values, dtype=U64))
+    assert got.tolist() == [v.bit_length() for v in values]

@@ -61,14 +61,15 @@ def lanes(bits, width: int) -> np.ndarray:
 
 
 def bit_length(x: np.ndarray) -> np.ndarray:
-    """Bit length of each uint64 (0 for 0), as int64."""
-    x = x.astype(U64, copy=True)
-    n = np.zeros(x.shape, dtype=np.int64)
-    for step in (32, 16, 8, 4, 2, 1):
-        big = x >= (_ONE << U64(step))
-        n += big * step
-        x = np.where(big, x >> U64(step), x)
-    return n + (x > 0)
+    """Bit length of each uint64 (0 for 0), as int64.
+
+    The binary64 exponent of ``x`` is its bit length, or one more where ``x``
+    rounds up to a power of two; the integer shift test below takes that back.
+    """
+    x = np.asarray(x, dtype=U64)
+    n = np.frexp(x.astype(np.float64))[1].astype(np.int64)
+    rounded_up = (n > 0) & ((x >> np.maximum(n - 1, 0).astype(U64)) == 0)
+    return n - rounded_up
 
 
 def split_shift(sig: np.ndarray, shift: np.ndarray):
