@@ -5,8 +5,10 @@ tile-execution.asl, tile-schema.asl, scalar-schema.asl, descriptor-legality.asl,
 destination-shape.asl, operands/*, schema/*, state/descriptor-state.asl,
 commit/validation.asl). A block opens at BSTART, collects B.DATR, B.FPATR,
 B.DIM/C.B.DIMI, B.IOR, B.IOT and B.IOS, and commits at BSTOP/C.BSTOP or at the
-next BSTART. The commit checks the spec's legality steps in order and either
-raises a ``Fault`` (nothing published) or returns the new machine state.
+next BSTART. The commit runs the block-level steps, then the selected
+operation's own commit, found in ``ops.registry`` (this module names no
+operation), and either raises a ``Fault`` (nothing published) or returns the
+new machine state.
 """
 from __future__ import annotations
 
@@ -18,9 +20,10 @@ from .encoding.decoder import Decoded
 from .encoding.names import FPATR_FIELDS, TEPL_BY_SELECTOR, transform_layouts
 from .faults import bundle_control, illegal_instruction, tile_allocation, tile_legality
 from .layouts import derived_rows
+from .ops import registry
 from .padding import PAD_NAMES
 from .state import (PE_MASK_OF_MODE, SIZE_CODE_BYTES, MachineState, allocation_bytes,
-                    logical_capacity, new_ordinary_tile, shape_legal)
+                    descriptor_configured, logical_capacity, new_ordinary_tile, shape_legal)
 
 # SPEC-CHOICE: the B.IOT contract says a fifth effective binding faults; the executable
 # model holds PTO_BUNDLE_TILE_BINDING_COUNT = 16 bindings and rejects the 17th with
@@ -30,7 +33,15 @@ SHARED_BINDING_LIMIT = 4
 
 
 class Unmodelled(Exception):
-    """A valid instruction outside the modelled set: execution stops without a fault."""
+    """A valid instruction outside the modelled set: execution stops without a fault.
+
+    ``state`` is the machine state to keep: a BSTART completes the open block
+    before its own operation turns out not to be modelled, so the completed
+    block's publication survives the stop (None: nothing changed)."""
+
+    def __init__(self, reason: str, state: Optional[MachineState] = None):
+        super().__init__(reason)
+        self.state = state
 
 
 @dataclass(frozen=True)
@@ -52,7 +63,7 @@ class Binding:
 @dataclass
 class BlockState:
     active: bool = False
-    operation: Optional[str] = None  # TCVT | TQUANT | TMULS | TGEMV_MX_ACC
+    operation: Optional[str] = None  # the registered operation the BSTART selected
     matrix: bool = False  # CUBE (Matrix) operation class
     data_type: Optional[dtypes.DataType] = None  # the BSTART DataType
     datr: Optional[dict] = None
@@ -89,11 +100,24 @@ class BlockState:
 
     # --- dimensions ---
     def shape(self):
-        """(valid_rows, valid_cols, cols) from LB1|1, LB0, LB2|LB0 (TEPL schemas)."""
+        """(valid_rows, valid_cols, cols) from LB1|1, LB0, LB2|LB0 (the closed TEPL
+        schemas: ResolveBundleTileDestinationsForOperation's explicit shape)."""
         valid_cols = self.dims[0]
         valid_rows = self.dims[1] if self.dims[1] is not None else 1
         cols = self.dims[2] if self.dims[2] is not None else valid_cols
         return valid_rows, valid_cols, cols
+
+    def derived_shape(self, state: MachineState):
+        """ResolveBundleTileDestinations without an explicit shape (operations with no
+        closed schema): each of LB1, LB0, LB2 that holds 1..65535, else the first
+        bound source's valid rows, valid columns, columns when it is configured, else
+        1, 1 and the valid columns."""
+        source = next((state.tiles[s] for b in self.bindings for s in b.sources), None)
+        configured = source is not None and descriptor_configured(source, state.tile_capacity)
+        fallback = ((source.valid_rows, source.valid_cols, source.cols) if configured else (1, 1, None))
+        valid_rows, valid_cols, cols = (value if value else default for value, default in
+                                        zip((self.dims[1], self.dims[0], self.dims[2]), fallback))
+        return valid_rows, valid_cols, cols if cols is not None else valid_cols
 
     def dims_legal(self) -> bool:
         """LB0 present and nonzero; any present LB1/LB2 nonzero."""
@@ -132,26 +156,16 @@ class BlockState:
 
 def execute(decoded: Decoded, state: MachineState, block: BlockState, profile: str):
     """Execute one decoded command. Returns (state, block); raises Fault or Unmodelled."""
-    if not decoded.form.modelled:
-        raise Unmodelled(f"{decoded.form.mnemonic} is outside the modelled instructions")
     key = decoded.form.key
     f = decoded.fields
-    if key in ("BSTART.TEPL", "BSTART.TGEMVMX.ACC"):
-        if key == "BSTART.TEPL":
-            operation = TEPL_BY_SELECTOR.get((f["Mode"] << 5) | f["Function"])
-            if operation is None:
-                raise illegal_instruction(
-                    f"TEPL Mode {f['Mode']} Function {f['Function']} selects no Tile operation")
-        else:
-            operation = "TGEMV_MX_ACC"
-        if block.active:
-            state = commit(state, block, profile)
-        modelled = operation in ("TCVT", "TQUANT", "TMULS", "TGEMV_MX_ACC")
-        block = BlockState(active=True, operation=operation if modelled else None,
-                           matrix=key != "BSTART.TEPL", data_type=dtypes.BY_CODE[f["DataType"]])
-        if not modelled:
-            raise Unmodelled(f"{operation} is outside the modelled operations")
-        return state, block
+    if _typed_bstart(decoded.form):
+        return _start(key, f, state, block, profile)
+    if not decoded.form.modelled:
+        if block.active and decoded.form.mnemonic.startswith(("BSTART", "C.BSTART")):
+            raise Unmodelled(f"{decoded.form.mnemonic} is outside the modelled instructions; the open "
+                             f"{block.operation} block was not completed (its BSTART descriptor and "
+                             f"target checks, which come first, are not modelled)")
+        raise Unmodelled(f"{decoded.form.mnemonic} is outside the modelled instructions")
     if key in ("BSTOP", "C.BSTOP"):
         if not block.active:
             raise bundle_control("BSTOP with no active block")
@@ -191,6 +205,35 @@ def execute(decoded: Decoded, state: MachineState, block: BlockState, profile: s
     if key.startswith("B.IOT"):
         return state, _bind_tile(block, f, "DstTile" in f)
     raise AssertionError(key)  # every modelled form has a handler above
+
+
+def _typed_bstart(form) -> bool:
+    """A BSTART whose descriptor is a DataType (and TEPL selector) with no branch
+    target: its legality is settled by decoding, so the model can complete the open
+    block at it whether or not it models the operation it opens."""
+    return (form.mnemonic.startswith("BSTART") and "DataType" in form.fields
+            and set(form.fields) <= {"DataType", "Mode", "Function"})
+
+
+def _start(key: str, f: dict, state: MachineState, block: BlockState, profile: str):
+    """A decoded BSTART: name its operation (a reserved TEPL selector is
+    Fault_IllegalInstruction), complete the open block (a commit fault is this
+    BSTART's fault), then open the new block, or stop when the operation is not
+    modelled, keeping the completed block's effects."""
+    if key == "BSTART.TEPL":
+        operation = TEPL_BY_SELECTOR.get((f["Mode"] << 5) | f["Function"])
+        if operation is None:
+            raise illegal_instruction(
+                f"TEPL Mode {f['Mode']} Function {f['Function']} selects no Tile operation")
+    else:
+        operation = registry.operation_of_form(key)
+    if block.active:
+        state = commit(state, block, profile)
+    entry = registry.find(operation)
+    if entry is None:
+        raise Unmodelled(f"{operation or key} is outside the modelled operations", state)
+    return state, BlockState(active=True, operation=operation, matrix=entry.MATRIX,
+                             data_type=dtypes.BY_CODE[f["DataType"]])
 
 
 def check_fpatr_fields(f):
@@ -248,39 +291,18 @@ def _bind_shared(block: BlockState, f: dict) -> BlockState:
 # Commit
 
 def commit(state: MachineState, block: BlockState, profile: str) -> MachineState:
-    """Run the block's operation (ExecuteBundleTileOperationLocally)."""
-    from .ops import TEPL_OPERATIONS, tgemv  # operations import this module's types
-
+    """Complete the block (ExecuteBundleTileOperationLocally): the block-level steps,
+    then the selected operation's own commit."""
     if block.zero_participation and not block.bindings and not block.shared:
         return state  # zero PE mask: strict no-op before any check
     if block.datr is not None and 21 <= block.datr["Layout"] <= 26:
         # BundleCubeTransportSelected: a present B.DATR with a CUBE transport Layout
         # (ND2M32 .. N82ND) routes every block to the TLSU transport path, which decodes
-        # the operation's code in the TLSU family; TCVT (0x01B), TQUANT (0x06A), TMULS
-        # (0x022) and TGEMV_MX_ACC (22) are no TLSU function.
+        # the operation's code in the TLSU family, where no operation this model
+        # executes has a TLSU function.
         raise illegal_instruction(f"Layout {block.datr['Layout']} selects the CUBE transport path, "
                                   f"where {block.operation} decodes to no TLSU operation")
-    if block.matrix:
-        return tgemv.commit_bundle(state, block, profile).apply(state)
-    if block.shared:
-        raise tile_legality("TEPL operations take no Shared (B.IOS) binding")
-    op = TEPL_OPERATIONS[block.operation]
-    # SPEC-CHOICE: the operation documents list a bad B.IOR among the closed-schema
-    # (Fault_TileLegality) failures; the executable order checks binding completeness
-    # first, so a nonzero surplus B.IOR field (or a wrong binding count) is
-    # Fault_BundleControl (digest §7.8). The executable order is used.
-    if (len(block.destinations()) != 1 or len(block.sources()) != op.SOURCES
-            or not block.stream_terminated() or not block.scalar_schema_legal(op.GPR_INPUTS)):
-        raise bundle_control(f"{block.operation} needs exactly one destination and {op.SOURCES} "
-                             f"source(s) in one terminated B.IOT stream, and no surplus B.IOR field")
-    op.gpr_values_check(state, block)
-    _check_datr_applicability(block, op)
-    op.closed_schema_check(state, block)
-    if not block.masks_equal():
-        raise tile_legality("bindings use different PE masks")
-    index, destination = resolve_destination(state, block)
-    publication = op.execute_bundle(state, block, index, destination, profile)
-    return publication.apply(state)
+    return registry.find(block.operation).commit_bundle(state, block, profile).apply(state)
 
 
 def _check_datr_applicability(block: BlockState, op):
@@ -302,14 +324,15 @@ def layout_transform(code: int):
         # call with such a code reaches the spec's layout mapping, which is `unreachable`
         # for them (TileDataLayoutSourceLayout, digest §7.7); the model rejects the call
         # as Fault_TileLegality instead of crashing.
-        raise tile_legality(f"Layout {code} has no TCVT/TEPL layout meaning")
+        raise tile_legality(f"Layout {code} has no TEPL layout meaning")
     return layouts
 
 
-def resolve_destination(state: MachineState, block: BlockState):
+def resolve_destination(state: MachineState, block: BlockState, shape=None):
     """ResolveBundleTileDestinationsWithShape for the single TEPL destination:
     rename to the first free index of the hand, check capacity and shape, and
-    build the new descriptor (not yet published)."""
+    build the new descriptor (not yet published). ``shape`` is (valid_rows,
+    valid_cols, cols); None takes the closed schemas' LB shape."""
     binding = block.destinations()[0]
     dtype = block.effective_type()
     hand = binding.hand
@@ -319,7 +342,7 @@ def resolve_destination(state: MachineState, block: BlockState):
     size = binding.size_bytes
     if state.capacity_in_use() + allocation_bytes(binding.mask, size) > state.tile_capacity:
         raise tile_allocation("tile capacity exceeded")
-    valid_rows, valid_cols, cols = block.shape()
+    valid_rows, valid_cols, cols = shape or block.shape()
     rows = derived_rows(size, cols, dtype.bits)
     if not shape_legal(size, cols, valid_rows, valid_cols, dtype) or \
             rows * cols > logical_capacity(size, dtype):

@@ -15,9 +15,11 @@ before anything executes: text that is not valid assembly, a word wider than
 never raises: each instruction either executes or raises an architectural
 fault, which ends the program, abandons any open block and leaves the state as
 it was before the faulting instruction or block. An instruction that is valid
-but outside the modelled set (another BSTART kind, a TEPL operation other than
-TCVT/TQUANT/TMULS, B.CATR, ...) stops the program without a fault
-(``RunResult.stopped`` says which).
+but outside the modelled set (an operation the registry does not hold, another
+BSTART kind, B.CATR, ...) stops the program without a fault: the outcome is
+``not modelled`` (``RunResult.stopped`` says which instruction). A BSTART of
+an operation that is not modelled still completes the open block first, as
+any BSTART does, and the completed block's effects are kept.
 """
 from __future__ import annotations
 
@@ -30,13 +32,13 @@ from . import dtypes
 from .block import BlockState, Unmodelled, execute
 from .encoding import assemble, decode, disassemble, raw_instruction
 from .encoding.assembler import parse_tile
-from .encoding.names import FPATR_FIELDS, LAYOUT_CODES, ROUNDING_CODES
+from .encoding.names import CMODE_NAMES, LAYOUT_CODES, ROUNDING_CODES
 from .faults import Fault
 from .layouts import (cube_geometry, derived_rows, generic_indexing_permitted, is_cube, layout_name,
                       location_name)
 from .numeric import PROFILES
-from .ops import DIRECT_CALLS
-from .ops import postprocess as pp
+from .ops import installed  # noqa: F401  (every operation joins the registry)
+from .ops import registry
 from .padding import pad_name
 from .state import (GPR_COUNT, MAX_TILE_CAPACITY, TILE_COUNT, WORD_MASK, MachineState,
                     allocation_bytes, capacity_legal, cube_shape_legal, logical_capacity, mask_text,
@@ -207,7 +209,7 @@ class Machine:
         for number, step in enumerate(steps):
             try:
                 if step.call is not None:
-                    publication = DIRECT_CALLS[step.call["call"]](self._state, step.call, self.profile)
+                    publication = registry.find(step.call["call"]).direct(self._state, step.call, self.profile)
                     self._state = publication.apply(self._state)
                 else:
                     decoded = decode(step.word, step.length)
@@ -290,97 +292,64 @@ def _prepare(program) -> list:
     return steps
 
 
-_DIRECT_KEYS = {
-    "TCVT": {"dst", "src", "dtype", "rounding", "sat", "canonicalize", "layout", "pad"},
-    "TQUANT": {"dst", "src", "multiplier", "zero_point", "rounding", "sat"},
-    "TMULS": {"dst", "src", "scalar", "pad"},
-    "TGEMV_MX_ACC": {"dst", "acc", "a", "a_scale", "b", "b_scale", "atype", "btype", "fpatr", "rounding",
-                     "sat", "quant_param", "relu_param"},
-}
-_REQUIRED = {"TCVT": ("dst", "src"), "TQUANT": ("dst", "src"), "TMULS": ("dst", "src"),
-             "TGEMV_MX_ACC": ("dst", "acc", "a", "b")}
+_TILE_ARGUMENTS = frozenset({"dst", "src", "src1", "src2", "acc", "a", "a_scale", "b", "b_scale"})
+_TYPE_ARGUMENTS = frozenset({"dtype", "atype", "btype"})
+_FLAG_ARGUMENTS = frozenset({"sat", "canonicalize"})
+_WORD_ARGUMENTS = frozenset({"scalar", "multiplier", "zero_point", "quant_param", "relu_param"})
 
 
 def _direct_call(item: dict) -> dict:
-    """Normalize a direct-call dict (see vectors/FORMAT.md "program")."""
+    """Normalize a direct-call dict (see vectors/FORMAT.md "program") by the
+    arguments its registered operation declares (``DIRECT_ARGUMENTS``)."""
     name = str(item.get("call", "")).upper()
-    if name not in _DIRECT_KEYS:
-        raise ValueError(f"direct call {item.get('call')!r}: expected one of {', '.join(_DIRECT_KEYS)}")
-    unknown = set(item) - _DIRECT_KEYS[name] - {"call"}
+    entry = registry.find(name)
+    if entry is None:
+        raise ValueError(f"direct call {item.get('call')!r}: expected one of {', '.join(registry.names())}")
+    arguments = entry.DIRECT_ARGUMENTS
+    unknown = set(item) - set(arguments) - {"call"}
     if unknown:
         raise ValueError(f"direct {name}: unknown argument(s) {', '.join(sorted(unknown))}")
-    missing = [key for key in _REQUIRED[name] if item.get(key) is None]
+    missing = [key for key, default in arguments.items() if default is registry.REQUIRED and item.get(key) is None]
     if missing:
         raise ValueError(f"direct {name}: missing {', '.join(missing)}")
-
-    def tile(key):
-        return None if item.get(key) is None else _tile_index(item[key])
-
-    def flag(key):
-        value = item.get(key, 0)
-        if value not in (0, 1, True, False):
-            raise ValueError(f"direct {name}: {key} must be 0 or 1")
-        return bool(value)
-
-    def rounding():
-        value = item.get("rounding")
-        if value is None:
-            return 0  # NONE: the operation default
-        if isinstance(value, int) and 0 <= value <= 7:
-            return value
-        code = ROUNDING_CODES.get(str(value).upper())
-        if code is None:
-            raise ValueError(f"direct {name}: unknown rounding {value!r}")
-        return code
-
-    def optional_type(key):
-        return None if item.get(key) is None else dtypes.dtype(item[key])
-
     call = {"call": name}
-    for key in ("dst", "src", "acc", "a", "a_scale", "b", "b_scale"):
-        if key in _DIRECT_KEYS[name]:
-            call[key] = tile(key)
-    call["rounding"] = rounding()
-    call["sat"] = flag("sat")
-    if name == "TCVT":
-        call["dtype"] = optional_type("dtype")  # B.DATR DataType: the conversion targets dst's type
-        call["canonicalize"] = flag("canonicalize")
-        layout = item.get("layout", 0)
-        call["layout"] = layout if isinstance(layout, int) else LAYOUT_CODES.get(str(layout).upper())
-        if call["layout"] is None or not 0 <= call["layout"] <= 31:
-            raise ValueError(f"direct TCVT: unknown layout transform {layout!r}")
-    if name in ("TCVT", "TMULS"):
-        call["pad"] = pad_name(item.get("pad", "Null"))
-    if name == "TQUANT":
-        call["multiplier"] = _word(item.get("multiplier", 0x3F800000), "direct TQUANT multiplier")
-        call["zero_point"] = _word(item.get("zero_point", 0), "direct TQUANT zero_point")
-    if name == "TMULS":
-        call["scalar"] = _word(item.get("scalar", 0), "direct TMULS scalar")
-    if name == "TGEMV_MX_ACC":
-        call["atype"], call["btype"] = optional_type("atype"), optional_type("btype")
-        call["fpatr"] = _fpatr(item.get("fpatr") or {})
-        mode, relu = call["fpatr"]["PreQuantMode"], call["fpatr"]["ReluMode"]
-        for key, needed in (("quant_param", pp.uses_scalar_parameter(mode)), ("relu_param", relu == 2)):
-            if needed and item.get(key) is None:
-                raise ValueError(f"direct TGEMV_MX_ACC: B.FPATR needs {key}")
-            call[key] = _word(item.get(key) or 0, f"direct TGEMV_MX_ACC {key}")
+    for key, default in arguments.items():
+        value = item.get(key)
+        call[key] = _direct_argument(name, key, default if value is None else value)
+    entry.check_call(call)
     return call
 
 
-def _fpatr(fields: dict) -> dict:
-    if not isinstance(fields, dict):
-        raise ValueError("direct TGEMV_MX_ACC: fpatr must be a mapping of B.FPATR fields")
-    out = {name: 0 for name in FPATR_FIELDS}
-    for key, value in fields.items():
-        name = next((f for f in FPATR_FIELDS if f.lower() == str(key).lower()), None)
-        if name is None or not isinstance(value, int):
-            raise ValueError(f"direct TGEMV_MX_ACC: fpatr field {key}={value!r} is not a B.FPATR field")
-        out[name] = value
-    if out["PreQuantMode"] not in pp.OUTPUT_TYPE or not 0 <= out["ReluMode"] <= 3 or \
-            not 0 <= out["GroupNCode"] <= 9:
-        raise ValueError(f"direct TGEMV_MX_ACC: fpatr {fields} has a reserved field value")
-    if pp.uses_vector_parameter(out["PreQuantMode"]) or out["ReluMode"] == 3 or out["RowMaxEn"] \
-            or out["GroupMaxEn"]:
-        raise ValueError("direct TGEMV_MX_ACC: vector parameters and RowMax/GroupMax outputs are "
-                         "bundle operands; use a bundle")
-    return out
+def _direct_argument(name: str, key: str, value):
+    """One direct-call argument in the form the operations read (None stays None)."""
+    if value is None or key == "fpatr":
+        return value
+    if key in _TILE_ARGUMENTS:
+        return _tile_index(value)
+    if key in _TYPE_ARGUMENTS:
+        return dtypes.dtype(value)
+    if key in _FLAG_ARGUMENTS:
+        if value not in (0, 1, True, False):
+            raise ValueError(f"direct {name}: {key} must be 0 or 1")
+        return bool(value)
+    if key in _WORD_ARGUMENTS:
+        return _word(value, f"direct {name} {key}")
+    if key == "pad":
+        return pad_name(value)
+    if key == "rounding":
+        code = value if isinstance(value, int) and 0 <= value <= 7 else ROUNDING_CODES.get(str(value).upper())
+        if code is None:
+            raise ValueError(f"direct {name}: unknown rounding {value!r}")
+        return code
+    if key == "layout":
+        code = value if isinstance(value, int) else LAYOUT_CODES.get(str(value).upper())
+        if code is None or not 0 <= code <= 31:
+            raise ValueError(f"direct {name}: unknown layout transform {value!r}")
+        return code
+    if key == "cmode":
+        code = value if isinstance(value, int) and 0 <= value <= 5 else \
+            (CMODE_NAMES.index(str(value).upper()) if str(value).upper() in CMODE_NAMES else None)
+        if code is None:
+            raise ValueError(f"direct {name}: unknown comparison {value!r}")
+        return code
+    raise AssertionError(f"{name} declares direct argument {key!r} of no known kind")

@@ -331,11 +331,11 @@ def _zero_mask_allocates():
         "the first")
 def _rename_last_free():
     def make(original):
-        def resolve_destination(state, block):
+        def resolve_destination(state, block, shape=None):
             mirrored = state.copy()  # each hand's 16 indices in reverse order
             for hand in range(4):
                 mirrored.tiles[hand * 16:hand * 16 + 16] = state.tiles[hand * 16:hand * 16 + 16][::-1]
-            index, tile = original(mirrored, block)
+            index, tile = original(mirrored, block, shape)
             return index - index % 16 + 15 - index % 16, tile
         return resolve_destination
 
@@ -436,8 +436,7 @@ def _accumulator_overwritten():
         return direct
 
     return (Patch("pto_avs.device_model.ops.tgemv:commit_bundle", make_bundle),
-            Patch("pto_avs.device_model.machine:DIRECT_CALLS",
-                  lambda calls: {**calls, "TGEMV_MX_ACC": make_direct(calls["TGEMV_MX_ACC"])}))
+            Patch("pto_avs.device_model.ops.tgemv:direct", make_direct))
 
 
 # ---------------------------------------------------------------------------

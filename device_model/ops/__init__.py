@@ -1,7 +1,3 @@
-"""The four modelled operations. TEPL operations (TCVT, TQUANT, TMULS) share the
-block commit flow in ``device_model.block``; TGEMV_MX_ACC has its own CUBE path."""
-from . import tcvt, tgemv, tmuls, tquant
-
-TEPL_OPERATIONS = {"TCVT": tcvt, "TQUANT": tquant, "TMULS": tmuls}
-DIRECT_CALLS = {"TCVT": tcvt.direct, "TQUANT": tquant.direct, "TMULS": tmuls.direct,
-                "TGEMV_MX_ACC": tgemv.direct}
+"""The modelled operations. Each one joins ``ops.registry`` when its module is
+imported; ``ops.installed`` imports them all (the machine does). TEPL operations
+share the bundle flow in ``ops.tepl``; TGEMV_MX_ACC has its own CUBE path."""

@@ -8,6 +8,8 @@ The per-element values come from ``device_model.numeric.convert``.
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ..block import BlockState, Unmodelled, layout_transform
@@ -15,11 +17,17 @@ from ..faults import tile_legality
 from ..numeric import UnsupportedConversion, convert
 from ..state import MachineState, descriptor_legal, source_encodings_valid
 from .common import Publication, result_tile, rounding_name
+from .registry import REQUIRED, register
+from .tepl import TeplModule
 
+NAME = "TCVT"
 SOURCES = 1
 GPR_INPUTS = 0
 DATR_ALLOWED = frozenset({"PadValue", "Sat", "Canonicalize", "DataType", "RMode", "Layout"})
 E8M0_SOURCES = frozenset({"FP16", "BF16", "FP32"})
+# direct call: dst must already be configured; dtype is the B.DATR DataType it states
+DIRECT_ARGUMENTS = {"dst": REQUIRED, "src": REQUIRED, "dtype": None, "rounding": "NONE", "sat": 0,
+                    "canonicalize": 0, "layout": "NORM", "pad": "Null"}
 
 
 def gpr_values_check(state: MachineState, block: BlockState):
@@ -121,3 +129,6 @@ def direct(state: MachineState, call: dict, profile: str) -> Publication:
     tile, flags = convert_tiles(state.tiles[call["dst"]], state.tiles[call["src"]], call["rounding"],
                                 call["sat"], call["canonicalize"], call["pad"], profile)
     return Publication({call["dst"]: tile}, flags)
+
+
+register(TeplModule(sys.modules[__name__]))

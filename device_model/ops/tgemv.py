@@ -16,11 +16,14 @@ B.IOR RegSrc0/1 carry the scalar QuantParam then the scalar LReLU parameter.
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
+
 import numpy as np
 
 from .. import dtypes
 from ..block import BlockState, check_fpatr_fields
+from ..encoding.names import FPATR_FIELDS
 from ..faults import bundle_control, tile_allocation, tile_legality
 from ..layouts import MODEL_TILE_ELEMENTS, derived_rows
 from ..numeric import scaled_fma_fp32
@@ -28,7 +31,14 @@ from ..state import (MachineState, allocation_bytes, cube_descriptor_legal, cube
                      info_descriptor_legal, new_cube_tile, new_ordinary_tile, shape_legal)
 from . import postprocess as pp
 from .common import Publication, cube_result_tile
+from .registry import REQUIRED, register
 
+NAME = "TGEMV_MX_ACC"
+BSTART = "BSTART.TGEMVMX.ACC"
+MATRIX = True
+DIRECT_ARGUMENTS = {"dst": REQUIRED, "acc": REQUIRED, "a": REQUIRED, "a_scale": None, "b": REQUIRED,
+                    "b_scale": None, "atype": None, "btype": None, "fpatr": None, "rounding": "NONE",
+                    "sat": 0, "quant_param": None, "relu_param": None}
 MX_TYPES = frozenset({"FP16", "BF16", "E4M3", "E5M2", "E2M1X2", "E1M2X2"})
 SCALE_BLOCK = 32  # HardwareNumericScaleBlockElements
 U64 = np.uint64
@@ -379,4 +389,31 @@ def direct(state: MachineState, call: dict, profile: str) -> Publication:
                     profile)
 
 
-__all__ = ["commit_bundle", "direct", "accumulate", "needs_scale", "Controls", "MX_TYPES"]
+def check_call(call: dict) -> None:
+    """A direct call's B.FPATR fields (names matched case-insensitively, omitted ones
+    0) must be legal and scalar-only; a scalar parameter the modes use is required."""
+    fields = call["fpatr"] or {}
+    if not isinstance(fields, dict):
+        raise ValueError("direct TGEMV_MX_ACC: fpatr must be a mapping of B.FPATR fields")
+    fpatr = {name: 0 for name in FPATR_FIELDS}
+    for key, value in fields.items():
+        name = next((f for f in FPATR_FIELDS if f.lower() == str(key).lower()), None)
+        if name is None or not isinstance(value, int):
+            raise ValueError(f"direct TGEMV_MX_ACC: fpatr field {key}={value!r} is not a B.FPATR field")
+        fpatr[name] = value
+    if fpatr["PreQuantMode"] not in pp.OUTPUT_TYPE or not 0 <= fpatr["ReluMode"] <= 3 or \
+            not 0 <= fpatr["GroupNCode"] <= 9:
+        raise ValueError(f"direct TGEMV_MX_ACC: fpatr {fields} has a reserved field value")
+    if pp.uses_vector_parameter(fpatr["PreQuantMode"]) or fpatr["ReluMode"] == 3 or fpatr["RowMaxEn"] \
+            or fpatr["GroupMaxEn"]:
+        raise ValueError("direct TGEMV_MX_ACC: vector parameters and RowMax/GroupMax outputs are "
+                         "bundle operands; use a bundle")
+    call["fpatr"] = fpatr
+    for key, needed in (("quant_param", pp.uses_scalar_parameter(fpatr["PreQuantMode"])),
+                        ("relu_param", fpatr["ReluMode"] == 2)):
+        if needed and call[key] is None:
+            raise ValueError(f"direct TGEMV_MX_ACC: B.FPATR needs {key}")
+        call[key] = call[key] or 0
+
+
+register(sys.modules[__name__])

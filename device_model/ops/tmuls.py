@@ -10,6 +10,8 @@ floating types multiply the raw 64-bit carriers; hw-ieee multiplies IEEE values)
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ..block import BlockState
@@ -17,7 +19,10 @@ from ..faults import tile_legality
 from ..numeric import multiply
 from ..state import MachineState, descriptor_legal, source_encodings_valid
 from .common import Publication, encoding_valid, raw_element, result_tile
+from .registry import REQUIRED, register
+from .tepl import TeplModule
 
+NAME = "TMULS"
 SOURCES = 1
 GPR_INPUTS = 1  # scalar0
 # SPEC-CHOICE: only PadValue may be nonzero in a TMULS B.DATR, but a present B.DATR
@@ -27,6 +32,7 @@ GPR_INPUTS = 1  # scalar0
 # other sources fail the destination/source type match after allocation
 # (Fault_TileLegality, rolled back); DTYPE_NONE (31) counts as a nonzero DataType.
 DATR_ALLOWED = frozenset({"PadValue"})
+DIRECT_ARGUMENTS = {"dst": REQUIRED, "src": REQUIRED, "scalar": 0, "pad": "Null"}
 
 # SPEC-CHOICE: the TMULS contract text and seed say the type set is exactly
 # S32, U32, FP32, S16, U16, FP16, BF16 (TileA7DataTypeSupported), but the
@@ -108,3 +114,6 @@ def direct(state: MachineState, call: dict, profile: str) -> Publication:
     tile, flags = multiply_tiles(state.tiles[call["dst"]], state.tiles[call["src"]], call["scalar"],
                                  call["pad"], profile)
     return Publication({call["dst"]: tile}, flags)
+
+
+register(TeplModule(sys.modules[__name__]))

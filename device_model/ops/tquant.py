@@ -8,6 +8,8 @@ scalar-schema.asl (GPR value legality). Element values come from
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ..block import BlockState
@@ -16,12 +18,17 @@ from ..numeric import quantize
 from ..state import MachineState, descriptor_legal, source_encodings_valid
 from .common import (Publication, quantization_scale_legal, quantization_zero_point_legal,
                      result_tile, rounding_name)
+from .registry import REQUIRED, register
+from .tepl import TeplModule
 
+NAME = "TQUANT"
 SOURCES = 1
 GPR_INPUTS = 2  # multiplier (scalar0), zero point (scalar1)
 DATR_ALLOWED = frozenset({"Sat", "DataType", "RMode"})
 DEFAULT_MULTIPLIER = 0x3F800000  # omitted B.IOR: 1.0
 DEFAULT_ZERO_POINT = 0
+DIRECT_ARGUMENTS = {"dst": REQUIRED, "src": REQUIRED, "multiplier": DEFAULT_MULTIPLIER,
+                    "zero_point": DEFAULT_ZERO_POINT, "rounding": "NONE", "sat": 0}
 
 
 def scalars(state: MachineState, block: BlockState):
@@ -110,3 +117,6 @@ def direct(state: MachineState, call: dict, profile: str) -> Publication:
     tile, flags = quantize_tiles(state.tiles[call["dst"]], state.tiles[call["src"]], call["multiplier"],
                                  call["zero_point"], call["rounding"], call["sat"], profile)
     return Publication({call["dst"]: tile}, flags)
+
+
+register(TeplModule(sys.modules[__name__]))

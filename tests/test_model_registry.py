@@ -1,0 +1,107 @@
+"""The operation registry: the block state machine names no operation, operations
+join the registry, and nothing imports in a cycle."""
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import tokenize
+from pathlib import Path
+from unittest import mock
+
+import pytest
+
+from pto_avs.device_model import block
+from pto_avs.device_model.machine import Machine
+from pto_avs.device_model.ops import registry
+from pto_avs.device_model.ops.common import Publication
+from pto_avs.device_model.encoding.names import TEPL_OPS
+
+MODEL = Path(block.__file__).resolve().parent
+
+
+def _code_words(path: Path) -> set:
+    """Names and string contents of a module's code (comments left out)."""
+    words = set()
+    for token in tokenize.generate_tokens(io.StringIO(path.read_text()).readline):
+        if token.type in (tokenize.NAME, tokenize.STRING):
+            words.update(token.string.replace('"', " ").replace("'", " ").replace(",", " ").split())
+    return words
+
+
+def test_block_names_no_operation():
+    named = _code_words(MODEL / "block.py") & (set(TEPL_OPS) | set(registry.names()))
+    assert not named, f"block.py names operations {sorted(named)}"
+
+
+@pytest.mark.parametrize("module", ["block", "machine", "ops.registry", "ops.tepl", "ops.tcvt", "ops.tquant",
+                                    "ops.tmuls", "ops.tgemv", "ops.installed"])
+def test_each_module_imports_first_without_a_cycle(module):
+    """A cycle shows as an ImportError or AttributeError when a module of the cycle is
+    the first one imported into a fresh interpreter."""
+    code = f"import pto_avs.device_model.{module}"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+
+
+def test_block_imports_no_operation_module():
+    code = ("import sys, pto_avs.device_model.block; "
+            "print(sorted(m for m in sys.modules if m.startswith('pto_avs.device_model.ops.')))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "['pto_avs.device_model.ops.registry']"
+
+
+def test_the_four_operations_joined():
+    assert {"TCVT", "TQUANT", "TMULS", "TGEMV_MX_ACC"} <= set(registry.names())
+    for name in registry.names():
+        entry = registry.find(name)
+        assert entry.NAME == name
+        assert entry.BSTART == "BSTART.TEPL" or entry.MATRIX
+
+
+def test_a_name_joins_once():
+    with pytest.raises(ValueError, match="already registered"):
+        registry.register(registry.find("TCVT"))
+
+
+def _unregistered_tepl_operation() -> str:
+    return next(name for name, (mode, _, _) in TEPL_OPS.items() if mode == 2 and registry.find(name) is None)
+
+
+class _FillOne:
+    """A stand-in operation that publishes a fixed tile: joining the registry is all
+    it takes for the block machine to execute it."""
+
+    BSTART = "BSTART.TEPL"
+    MATRIX = False
+    DIRECT_ARGUMENTS = {"dst": registry.REQUIRED}
+
+    def __init__(self, name, template):
+        self.NAME, self.template = name, template
+
+    def commit_bundle(self, state, block_state, profile):
+        return Publication({5: self.template}, 0x10)
+
+    def direct(self, state, call, profile):
+        return Publication({call["dst"]: self.template}, 0x01)
+
+    def check_call(self, call):
+        pass
+
+
+def test_a_registered_operation_runs_without_block_changes():
+    name = _unregistered_tepl_operation()
+    m = Machine()
+    m.configure_tile(1, "U8", 128, cols=8, valid=(1, 2))
+    template = m._state.tiles[1]
+    program = f"BSTART.TEPL {name}, U8; B.DIM LB0=2; B.IOT T1, mask=1111, <last>, ->T<1>; BSTOP"
+    assert m.run(program).stopped  # not modelled yet
+    entries = {**registry.OPERATIONS, name: _FillOne(name, template)}
+    with mock.patch.object(registry, "OPERATIONS", entries):
+        result = m.run(program)
+        assert result.fault is None and not result.stopped
+        assert 5 in m.snapshot().tiles and m.snapshot().flags == 0x10
+        m.run([{"call": name, "dst": 7}])
+        assert 7 in m.snapshot().tiles and m.snapshot().flags == 0x11
+    with pytest.raises(ValueError, match="direct call"):
+        m.run([{"call": name, "dst": 8}])
