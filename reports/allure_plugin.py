@@ -7,8 +7,8 @@ given, this plugin says what they carry. For each case item of the runner
 the run ``outcome`` and ``verdict``):
 
 - labels (``reports.case_report.labels``): the spec test ID, operation, kind, profile,
-  device, one ``adr`` and one ``epic`` ("ADR-0047 Numeric rounding semantics") per
-  ADR, feature = operation, story = spec test ID, suites device > operation > ID;
+  device, one ``adr`` per ADR and one ``adrs`` naming the set ("ADR-0035, ADR-0047"),
+  feature = operation, story = spec test ID, suites device > operation > ID;
   after the run its ``verdict`` and one ``mismatch`` label per failing aspect;
 - links to the spec test file and to each ADR document at the pinned spec commit;
 - parameters: device, profile, compact state and program;
@@ -27,7 +27,7 @@ import pytest
 from allure_commons.types import AttachmentType
 from allure_pytest.utils import ALLURE_DESCRIPTION_MARK, ALLURE_LABEL_MARK, ALLURE_LINK_MARK
 
-from pto_avs.reports import allure_files, traceability
+from pto_avs.reports import allure_files
 from pto_avs.reports import case_report as cr
 
 DEVICE_PROPERTY = "pto_avs_reports_device"  # user properties: what ran, for the controller
@@ -42,15 +42,16 @@ def pytest_configure(config):
     config.pluginmanager.register(RunFiles(config), "pto_avs_reports_run_files")
 
 
-@pytest.hookimpl(tryfirst=True)  # before allure-pytest selects items by label (--allure-epics ...)
+@pytest.hookimpl(tryfirst=True)  # before allure-pytest selects items by label (--allure-label ...)
 def pytest_collection_modifyitems(config, items):
+    label = getattr(pytest.mark, ALLURE_LABEL_MARK)
     for item in items:
         if _is_case_item(item):
             _mark_case_item(item)
         elif hasattr(item, "adrs") and hasattr(item, "error"):  # a vector that failed to load
             for adr_id in item.adrs:
-                item.add_marker(getattr(pytest.mark, ALLURE_LABEL_MARK)(
-                    traceability.adr(adr_id).heading, label_type="epic"))
+                item.add_marker(label(adr_id, label_type=cr.ADR))
+            item.add_marker(label(cr.adr_set(item.adrs), label_type=cr.ADR_SET))
 
 
 def _mark_case_item(item) -> None:
@@ -119,11 +120,11 @@ class RunFiles:
     def vectors(self):
         """The vector paths the runner read: its shipped directory unless --vectors-only,
         plus --vectors; None when the runner is not active."""
-        extra = self.config.getoption("vectors", default=None)
+        extra = self.config.getoption("avs_vectors", default=None)
         if extra is None:
             return None
         paths = [str(Path(p).resolve()) for p in extra]
-        if not self.config.getoption("vectors_only", default=False):
+        if not self.config.getoption("avs_vectors_only", default=False):
             from pto_avs.contract.loader import VECTORS_DIR
 
             paths.insert(0, str(VECTORS_DIR))

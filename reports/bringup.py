@@ -195,7 +195,8 @@ def build(columns: list, cases: list, vector_errors: list, vectors: str, notes: 
                     for operation in sorted({c.operation for c in cases})]))
 
     blocks.append(("heading", "By ADR"))
-    blocks.append(("para", legend))
+    blocks.append(("para", legend + " A case counts under every ADR it traces to, so these rows "
+                           "overlap: the Summary above counts each case once."))
     blocks.append(("table", ["ADR", *[col.label for col in columns]],
                    [[f"{adr} {adr_titles.get(adr, '')}".strip(),
                      *[_outcome_cell(col, [c for c in cases if adr in c.adrs]) for col in columns]]

@@ -6,18 +6,20 @@ coverage report (``reports.coverage``) reads the same label names back.
 """
 from __future__ import annotations
 
+import re
 from typing import Iterable
 
 from pto_avs.contract.case import Case
 from pto_avs.reports import traceability
 
-# Label names of our own (Allure's epic/feature/story/suite labels are used as well).
+# Label names of our own (Allure's feature/story/suite labels are used as well).
 SPEC_TEST = "specTest"
 OPERATION = "operation"
 KIND = "kind"
 PROFILE = "profile"
 DEVICE = "device"
 ADR = "adr"
+ADR_SET = "adrs"  # one label: every ADR of the case, "ADRs 0035, 0052, ..." (the ADR view's groups)
 REQUIREMENT = "requirement"
 VECTOR_FILE = "vectorFile"
 CASE = "case"
@@ -39,8 +41,9 @@ DEFAULT_TILE_CAPACITY = 262144  # vectors/FORMAT.md, state.tile_capacity
 
 
 def labels(case: Case, device: str, profile: str) -> list[tuple[str, str]]:
-    """Allure labels: behaviours view groups ADR > operation > spec test ID (one epic per
-    ADR, so a case shows under each ADR it traces to), suites view device > operation > ID."""
+    """Allure labels. One ``adr`` label per ADR (for tools and the coverage report) and one
+    ``adrs`` label naming them all (``adr_set``), so the ADR view groups operation > ADR set > spec test ID
+    and lists each case run once; suites view device > operation > ID."""
     out: list[tuple[str, str]] = [(SPEC_TEST, case.vector_id), (OPERATION, case.operation),
                                   (KIND, case.kind), (PROFILE, profile), (DEVICE, device),
                                   (CASE, case.name)]
@@ -48,11 +51,19 @@ def labels(case: Case, device: str, profile: str) -> list[tuple[str, str]]:
         out.append((VECTOR_FILE, case.path))
     out += [(ADR, a) for a in case.adrs]
     out += [(REQUIREMENT, r) for r in case.requirements]
-    out += [("epic", traceability.adr(a).heading) for a in case.adrs]
-    out += [("feature", case.operation), ("story", case.vector_id)]
+    out += [(ADR_SET, adr_set(case.adrs)), ("feature", case.operation), ("story", case.vector_id)]
     out += [("parentSuite", f"{device} ({profile})"), ("suite", case.operation),
             ("subSuite", case.vector_id)]
     return out
+
+
+def adr_set(adrs: Iterable[str]) -> str:
+    """The ``adrs`` label, short enough to read as a tree group's title: ``ADRs 0035, 0047``
+    for ADR-0035 and ADR-0047 (sorted; an ID of another form is kept whole), or ``no ADR``."""
+    ids = sorted(set(adrs))
+    if not ids:
+        return "no ADR"
+    return "ADRs " + ", ".join(a[len("ADR-"):] if re.fullmatch(r"ADR-\d+", a) else a for a in ids)
 
 
 def links(case: Case) -> list[tuple[str, str]]:

@@ -6,8 +6,11 @@ directory written by a ``pytest avs/ --alluredir RESULTS_DIR`` run and writes
 ``adr-coverage.html`` (self-contained: a table and a bar chart), all three or none.
 
 Rows: every ADR that TCVT, TQUANT, TMULS or TGEMV_MX_ACC traces to (the catalog's
-readiness subjects), plus any other ADR a project vector names. Below: every spec
-test ID of the four operations without a vector.
+readiness subjects), plus any other ADR a project vector names. A case traces to
+several ADRs (a TCVT spec test to 11) and counts in the row of each, so the rows
+overlap and their sum means nothing; the first row, "all ADRs", counts every case run
+once: that is the number to sum or quote. Below: every spec test ID of the four
+operations without a vector.
 """
 from __future__ import annotations
 
@@ -50,9 +53,22 @@ class AdrRow:
         }
 
 
+def _tally(row: AdrRow, runs, devices: list[str]) -> AdrRow:
+    """Fill a row's vectors, distinct cases and per-device verdict counts from its case runs."""
+    row.vectors = sorted({r.spec_test for r in runs})
+    row.cases = len({(r.spec_test, r.case) for r in runs})
+    for dev in devices:
+        row.outcomes[dev] = Counter(r.verdict for r in runs if r.device_key == dev)
+    return row
+
+
+ALL_ADRS = traceability.Adr("all ADRs", "every case run once", "", "")
+
+
 @dataclass
 class Coverage:
     rows: list[AdrRow]
+    total: AdrRow  # every case run once (the rows overlap: a case counts under each of its ADRs)
     devices: list[str]
     missing: list[traceability.SpecTest]  # spec tests of the four operations with no vector
     missing_operation: dict[str, str]  # spec test ID -> operation
@@ -69,6 +85,8 @@ class Coverage:
             "devices": self.devices,
             "case_runs": len(self.results.runs),
             "foreign_results": self.results.foreign,
+            "total": {"vector_files": len(self.total.vectors), "cases": self.total.cases,
+                      "outcomes": self.total.to_json()["outcomes"]},
             "vector_source": self.vector_source,
             "adrs": [row.to_json() for row in self.rows],
             "spec_tests_without_vector": [
@@ -91,19 +109,17 @@ def build(results: Results, vector_ids: Optional[set[str]] = None,
         ops = [op for op in traceability.OPERATIONS if adr_id in traceability.operation_adrs(op)]
         tests = [t for op in ops for t in traceability.operation_tests(op)]
         row = AdrRow(traceability.adr(adr_id), ops, tests, [t for t in tests if t in have])
-        mine = [r for r in runs if adr_id in r.adrs]
-        row.vectors = sorted({r.spec_test for r in mine})
-        row.cases = len({(r.spec_test, r.case) for r in mine})
-        for dev in devices:
-            row.outcomes[dev] = Counter(r.verdict for r in mine if r.device_key == dev)
-        rows.append(row)
+        rows.append(_tally(row, [r for r in runs if adr_id in r.adrs], devices))
+    all_tests = [t for op in traceability.OPERATIONS for t in traceability.operation_tests(op)]
+    total = _tally(AdrRow(ALL_ADRS, list(traceability.OPERATIONS), all_tests,
+                          [t for t in all_tests if t in have]), runs, devices)
     missing, missing_op = [], {}
     for op in traceability.OPERATIONS:
         for test_id in traceability.operation_tests(op):
             if test_id not in have:
                 missing.append(traceability.spec_tests()[test_id])
                 missing_op[test_id] = op
-    return Coverage(rows, devices, missing, missing_op, vector_source, results)
+    return Coverage(rows, total, devices, missing, missing_op, vector_source, results)
 
 
 def vector_ids_in(paths: Sequence[Path]) -> set[str]:
@@ -137,6 +153,8 @@ def _header(cov: Coverage) -> list[str]:
         f"{len(cov.results.runs)} case runs on {len(cov.devices)} device(s): "
         f"{', '.join(cov.devices) or 'none'}.",
         f"Outcome columns count case runs as {' / '.join(cr.VERDICTS)}.",
+        "A case traces to several ADRs and counts in the row of each, so the ADR rows overlap; "
+        "the first row, all ADRs, counts every case run once.",
     ]
 
 
@@ -145,11 +163,13 @@ def to_markdown(cov: Coverage) -> str:
     cols = ["ADR", "Title", "Status", "Operations", "Spec tests with vector", "Vector files", "Cases"]
     cols += cov.devices
     lines += ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for row in cov.rows:
-        cells = [row.adr.id, row.adr.title, row.adr.status, ", ".join(row.operations) or "-",
+    for row in [cov.total, *cov.rows]:
+        cells = [row.adr.id, row.adr.title, row.adr.status or "-", ", ".join(row.operations) or "-",
                  f"{len(row.with_vector)} of {len(row.spec_tests)}", str(len(row.vectors)),
                  str(row.cases)]
         cells += [_outcome_text(row.outcomes[d]) for d in cov.devices]
+        if row is cov.total:
+            cells = [f"**{c}**" for c in cells]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     lines += ["", "## Vectors per ADR", ""]
     for row in cov.rows:
@@ -166,22 +186,24 @@ body{font-family:system-ui,sans-serif;margin:2rem;color:#1d232a;background:#fff}
 h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}
 table{border-collapse:collapse;font-size:.85rem}th,td{border:1px solid #d6dbe0;padding:.3rem .5rem;
 text-align:left;vertical-align:top}th{background:#f1f3f5}td.num{text-align:right}
-td:first-child,td.num{white-space:nowrap}
+td:first-child,td.num{white-space:nowrap}tr.total td{font-weight:600;background:#f8f9fa}
 .legend span{display:inline-block;margin-right:1rem}.sw{display:inline-block;width:.8rem;height:.8rem;
 margin-right:.3rem;vertical-align:middle}svg text{font-size:11px;fill:#1d232a}
 """
 
 
 def _bar_chart(cov: Coverage) -> str:
-    """Horizontal stacked bars: per ADR, its case runs on all devices split by verdict."""
-    label_w, bar_w, row_h = 90, 480, 20
-    totals = [sum(sum(c.values()) for c in row.outcomes.values()) for row in cov.rows]
+    """Horizontal stacked bars split by verdict: first every case run once (all ADRs), then
+    per ADR its case runs on all devices (a gap between: those bars overlap)."""
+    label_w, bar_w, row_h, gap = 90, 480, 20, 10
+    rows = [cov.total, *cov.rows]
+    totals = [sum(sum(c.values()) for c in row.outcomes.values()) for row in rows]
     scale = bar_w / max(totals + [1])
-    height = row_h * len(cov.rows) + 10
+    height = row_h * len(rows) + gap + 10
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_w + bar_w + 60}" '
              f'height="{height}" role="img" aria-label="Case runs per ADR by verdict">']
-    for i, (row, total) in enumerate(zip(cov.rows, totals)):
-        y = 5 + i * row_h
+    for i, (row, total) in enumerate(zip(rows, totals)):
+        y = 5 + i * row_h + (gap if i else 0)
         parts.append(f'<text x="0" y="{y + 13}">{html.escape(row.adr.id)}</text>')
         x = float(label_w)
         for verdict in cr.VERDICTS:
@@ -203,7 +225,7 @@ def to_html(cov: Coverage) -> str:
            "<title>ADR coverage</title>", f"<style>{_CSS}</style></head><body>",
            "<h1>ADR coverage</h1>"]
     out += [f"<p>{e(line)}</p>" for line in _header(cov)]
-    out.append('<h2>Case runs per ADR</h2><p class="legend">' + "".join(
+    out.append('<h2>Case runs, all ADRs and per ADR</h2><p class="legend">' + "".join(
         f'<span><i class="sw" style="background:{_VERDICT_COLOURS[v]}"></i>{e(v)}</span>'
         for v in cr.VERDICTS) + "</p>")
     out.append(_bar_chart(cov))
@@ -212,15 +234,16 @@ def to_html(cov: Coverage) -> str:
     heads += [f"{d}<br><small>{' / '.join(cr.VERDICTS)}</small>" for d in map(e, cov.devices)]
     out.append('<h2>Coverage table</h2><table id="coverage"><thead><tr>'
                + "".join(f"<th>{h}</th>" for h in heads) + "</tr></thead><tbody>")
-    for row in cov.rows:
+    for row in [cov.total, *cov.rows]:
         adr_cell = (f'<a href="{e(row.adr.url)}">{e(row.adr.id)}</a>' if row.adr.path
                     else e(row.adr.id))
         tests = (f"<details><summary>{len(row.with_vector)} of {len(row.spec_tests)}</summary>"
                  + "<br>".join(e(t) + ("" if t in row.with_vector else " <small>(no vector)</small>")
                                for t in row.spec_tests) + "</details>") if row.spec_tests else "-"
-        cells = [adr_cell, e(row.adr.title), e(row.adr.status), e(", ".join(row.operations) or "-"),
-                 tests]
-        out.append(f'<tr data-adr="{e(row.adr.id)}">' + "".join(f"<td>{c}</td>" for c in cells)
+        cells = [adr_cell, e(row.adr.title), e(row.adr.status or "-"),
+                 e(", ".join(row.operations) or "-"), tests]
+        tr = '<tr class="total">' if row is cov.total else f'<tr data-adr="{e(row.adr.id)}">'
+        out.append(tr + "".join(f"<td>{c}</td>" for c in cells)
                    + f'<td class="num">{len(row.vectors)}</td><td class="num">{row.cases}</td>'
                    + "".join(f'<td class="num">{_outcome_text(row.outcomes[d])}</td>'
                              for d in cov.devices) + "</tr>")

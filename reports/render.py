@@ -1,12 +1,21 @@
 """Render an Allure results directory to HTML with Allure 3 (npm package ``allure``, no Java).
 
 ``pto-avs allure-html RESULTS_DIR OUT_DIR`` writes one report with two views:
-``OUT_DIR/adr/`` groups the cases by ADR, then operation, then spec test ID (Allure
-``epic``/``feature``/``story``; a case tracing to several ADRs is listed under each),
-and ``OUT_DIR/suites/`` by device, operation and spec test ID (``parentSuite``/
-``suite``/``subSuite``). ``OUT_DIR/index.html`` links both. The categories are the
-results directory's ``categories.json``. The report is served over http (it loads
-its data with fetch): ``python3 -m http.server -d OUT_DIR -b 127.0.0.1``.
+``OUT_DIR/adr/`` groups the case runs by operation, then the set of ADRs they trace to,
+then spec test ID (labels ``feature``/``adrs``/``story``: each case run is listed once,
+and the search box narrows the tree to one ADR by its ID and title, e.g. ``ADR-0047
+Numeric rounding semantics``, the name of a result's link to it), and
+``OUT_DIR/suites/`` by device, operation and spec test ID (``parentSuite``/``suite``/
+``subSuite``). ``OUT_DIR/index.html`` shows a summary card per view linking to it.
+The categories are the results directory's ``categories.json``.
+
+By default every page is a single self-contained HTML file (Allure's ``singleFile``:
+scripts, styles and data inlined), so the report opens from disk (``file://``) and
+can be mailed or archived as it is. ``--served`` writes Allure's multi-file report
+instead (smaller, one JSON file per result, loaded with fetch), which must be served
+over http: ``python3 -m http.server -d OUT_DIR -b 127.0.0.1``. In both, the summary
+cards link ``<view>/index.html`` and Allure's web-analytics tag is removed: opening a
+report makes no request outside it.
 
 Node.js 20+ must be on PATH; the pinned npm packages live in ``reports/allure/``
 and are installed there with ``npm ci`` the first time they are missing.
@@ -16,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -24,15 +34,23 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from pto_avs.reports import atomic
+from pto_avs.reports import case_report as cr
 from pto_avs.reports.allure_files import CATEGORIES, CATEGORIES_FILE
 
 NODE_DIR = Path(__file__).resolve().parent / "allure"
 ALLURE_CLI = NODE_DIR / "node_modules" / "allure" / "cli.js"
 VIEWS = {
-    "adr": ("by ADR", ["epic", "feature", "story"]),
+    "adr": ("by ADR", ["feature", cr.ADR_SET, "story"]),
     "suites": ("by device", ["parentSuite", "suite", "subSuite"]),
 }
+# Not shown on a test's page: one chip per ADR is unreadable; the page lists the ADRs
+# as the ``adrs`` label and as links titled "ADR-0047 Numeric rounding semantics".
+HIDDEN_LABELS = [cr.ADR]
 GENERATE_TIMEOUT_S = 600
+# What Allure 3.18 puts in every view page: Google Analytics' loader and its call.
+_ANALYTICS = re.compile(r'\s*<script async src="https://www\.googletagmanager\.com/gtag/js\?id=[^"]*">'
+                        r'</script>\s*<script>[^<]*?gtag\([^<]*?</script>')
+_SUMMARIES = "window.reportSummaries = "
 
 
 class RenderError(RuntimeError):
@@ -59,7 +77,7 @@ def install_node_packages() -> None:
         raise RenderError(f"npm ci in {NODE_DIR} failed (exit {done.returncode})")
 
 
-def allure_config(results: Path, output: Path, name: str) -> dict:
+def allure_config(results: Path, output: Path, name: str, single_file: bool = True) -> dict:
     categories_path = results / CATEGORIES_FILE
     try:
         categories = (json.loads(categories_path.read_text(encoding="utf-8"))
@@ -70,14 +88,45 @@ def allure_config(results: Path, output: Path, name: str) -> dict:
         "name": name,
         "output": str(output),
         "categories": categories,
+        "hideLabels": HIDDEN_LABELS,
         "plugins": {view: {"import": "@allurereport/plugin-awesome",
-                           "options": {"reportName": f"{name} {title}", "groupBy": group_by}}
+                           "options": {"reportName": f"{name} {title}", "groupBy": group_by,
+                                       "singleFile": single_file}}
                     for view, (title, group_by) in VIEWS.items()},
     }
 
 
-def render(results: Path, out: Path, name: str = "pto-avs", install: bool = True) -> Path:
-    """Generate the HTML report of ``results`` into ``out`` (replaced whole, or left as it was)."""
+def finish_pages(report: Path) -> None:
+    """Point the summary cards at ``<view>/index.html`` (a folder link opens a directory
+    listing from disk) and take the analytics tag out of the view pages."""
+    index = report / "index.html"
+    text = index.read_text(encoding="utf-8")
+    start = text.find(_SUMMARIES)
+    end = text.find("\n", start)
+    line = text[start:end]
+    for view in VIEWS:
+        link = f'"href":"{view}/"'
+        if start < 0 or line.count(link) != 1:
+            raise RenderError(f"{index}: no summary card linking {view}/ (Allure's summary page changed?)")
+        line = line.replace(link, f'"href":"{view}/index.html"')
+    index.write_text(text[:start] + line + text[end:], encoding="utf-8")
+    for view in VIEWS:
+        page = report / view / "index.html"
+        text = _ANALYTICS.sub("", page.read_text(encoding="utf-8"), count=1)
+        if "googletagmanager" in text:
+            raise RenderError(f"{page}: analytics tag left in the page (Allure's template changed?)")
+        page.write_text(text, encoding="utf-8")
+
+
+def report_files(out: Path) -> list[tuple[Path, int]]:
+    """The report's files and their sizes in bytes."""
+    return [(p, p.stat().st_size) for p in sorted(Path(out).rglob("*")) if p.is_file()]
+
+
+def render(results: Path, out: Path, name: str = "pto-avs", install: bool = True,
+           single_file: bool = True) -> Path:
+    """Generate the HTML report of ``results`` into ``out`` (replaced whole, or left as it was):
+    self-contained pages by default, Allure's served multi-file report with ``single_file=False``."""
     results, out = Path(results).resolve(), Path(out).resolve()
     if not results.is_dir():
         raise RenderError(f"{results}: not a directory of Allure results")
@@ -93,7 +142,7 @@ def render(results: Path, out: Path, name: str = "pto-avs", install: bool = True
     try:
         staged = work / "report"
         config = work / "allurerc.json"
-        config.write_text(json.dumps(allure_config(results, staged, name), indent=2))
+        config.write_text(json.dumps(allure_config(results, staged, name, single_file), indent=2))
         try:
             done = subprocess.run([node, str(ALLURE_CLI), "generate", str(results),
                                    "--config", str(config)],
@@ -106,30 +155,38 @@ def render(results: Path, out: Path, name: str = "pto-avs", install: bool = True
             raise RenderError(f"allure generate failed (exit {done.returncode}"
                               + (f", no view {', '.join(missing)}" if missing else "")
                               + f"):\n{done.stdout}{done.stderr}")
+        finish_pages(staged)
         atomic.replace_dir(staged, out)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return out
 
 
-DESCRIPTION = "render Allure results to an HTML report with Allure 3 (views by ADR and by device)"
+DESCRIPTION = ("render Allure results to an HTML report with Allure 3 (views by ADR and by device), "
+               "self-contained pages that open from disk")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("results", type=Path, help="Allure results directory (pytest --alluredir)")
     parser.add_argument("out", type=Path, help="report directory (replaced whole)")
     parser.add_argument("--name", default="pto-avs", help="report name (default: pto-avs)")
+    parser.add_argument("--served", action="store_true",
+                        help="Allure's multi-file report, to be served over http (default: "
+                             "self-contained single-file pages that open from disk)")
     parser.add_argument("--no-install", action="store_true",
                         help="fail instead of running 'npm ci' when Allure 3 is not installed")
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        out = render(args.results, args.out, args.name, install=not args.no_install)
+        out = render(args.results, args.out, args.name, install=not args.no_install,
+                     single_file=not args.served)
     except (RenderError, OSError) as exc:
         print(f"pto-avs allure-html: {exc}", file=sys.stderr)
         return 2
-    print(out / "index.html")
+    files = report_files(out)
+    print(f"{out / 'index.html'}: {len(files)} files, {sum(n for _, n in files) / 1e6:.1f} MB"
+          + ("; serve it over http" if args.served else "; opens from disk"))
     return 0
 
 

@@ -25,7 +25,7 @@ class Adr:
 
     @property
     def heading(self) -> str:
-        """``ADR-0047 Numeric rounding semantics``: the Allure epic for this ADR."""
+        """``ADR-0047 Numeric rounding semantics``: how reports name this ADR (Allure link names)."""
         return f"{self.id} {self.title}"
 
     @property

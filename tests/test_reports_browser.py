@@ -1,14 +1,16 @@
-"""The Allure 3 HTML report of a real run, rendered and read back in headless Chromium.
+"""The Allure 3 HTML report of a real run, rendered and read back in headless Chromium:
+the self-contained report from disk (file://) and the served multi-file report over http.
 
 Needs Node.js 20+, the npm packages of reports/allure (installed here with ``npm ci``
-when missing, as .ci/run does) and Debian's Chromium (``apt-get install -y chromium``).
-Missing tools fail the test; only ``PTO_AVS_SKIP_BROWSER=1`` outside CI skips it.
-Expected titles come from the catalog, expected counts from the fixture recording
-(tests/reports_support.py).
+when missing) and Debian's Chromium (``apt-get install -y chromium``); ``tests/run.sh``
+installs both. Missing tools fail the test; only ``PTO_AVS_SKIP_BROWSER=1`` outside CI
+skips it. Expected titles come from the catalog, expected counts from the fixture
+recording (tests/reports_support.py).
 """
 import functools
 import json
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -22,6 +24,9 @@ from pto_avs.reports import render
 
 READER = rs.ROOT / "reports/allure/read_report.mjs"
 CHROMIUM = os.environ.get("PTO_AVS_CHROMIUM", "/usr/bin/chromium")
+ADR_47 = f"ADR-0047 {rs.ADR_TITLES['ADR-0047']}"  # a link name: the search box matches it
+ADR_SETS = {"TMULS": "ADRs 0035, 0052, 0057, 0059, 0081",  # the catalog's TMULS readiness subjects
+            "TCVT": "ADRs 0035, 0047"}  # what the project vector names
 
 
 def _require(ok: bool, problem: str) -> None:
@@ -29,7 +34,7 @@ def _require(ok: bool, problem: str) -> None:
         return
     if os.environ.get("PTO_AVS_SKIP_BROWSER") == "1" and not os.environ.get("CI"):
         pytest.skip(problem)
-    pytest.fail(f"{problem} (outside CI, PTO_AVS_SKIP_BROWSER=1 skips this test)")
+    pytest.fail(f"{problem} (tests/run.sh installs it; outside CI, PTO_AVS_SKIP_BROWSER=1 skips this test)")
 
 
 def _node_major() -> int:
@@ -41,35 +46,66 @@ def _node_major() -> int:
 
 
 @pytest.fixture(scope="module")
-def tools():
+def run(tmp_path_factory):
+    """The tools, then one pytest run of the fixture vectors with --alluredir."""
     _require(_node_major() >= 20, "Node.js 20 or newer is not on PATH (the machine image has it; "
                                   "Debian bookworm's own nodejs package is 18, too old)")
     _require(Path(CHROMIUM).is_file(), f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
     if not (render.NODE_DIR / "node_modules/playwright-core").is_dir() or not render.ALLURE_CLI.is_file():
         _require(shutil.which("npm") is not None, "npm is not on PATH (apt-get install -y npm)")
         render.install_node_packages()
-
-
-def _render(tmp: Path) -> Path:
+    tmp = tmp_path_factory.mktemp("avs-run")
     done, results = rs.run_avs(tmp)
     assert "2 failed, 3 passed, 1 skipped" in done.stdout, done.stdout + done.stderr
-    out = tmp / "report"
+    return results, rs.device_labels(tmp / "recording.json")
+
+
+def _sizes(out: Path) -> dict[str, int]:
+    return {str(p.relative_to(out)): n for p, n in render.report_files(out)}
+
+
+def test_self_contained_report_opens_from_disk(run, tmp_path):
+    """Rendered as self-contained pages (the default) and read back from file://."""
+    results, labels = run
+    out = tmp_path / "report"
     assert render.main([str(results), str(out), "--no-install"]) == 0
-    return out
+    sizes = _sizes(out)
+    # One HTML file per page, everything inlined: no data or script folders beside them.
+    assert sorted(p for p in sizes if p.endswith(".html")) == ["adr/index.html", "index.html",
+                                                               "suites/index.html"]
+    assert not [p for p in sizes if "/data/" in p or "/widgets/" in p or p.endswith(".js")]
+    shots = tmp_path / "screenshots"
+    shots.mkdir()
+    seen = _read_back(out.as_uri() + "/", shots)
+    print(f"screenshots: {shots}; sizes: {sizes}")
+    _check_everything(seen, labels)
+    for name in ("summary.png", "adr.png", "failed-test.png"):
+        assert (shots / name).stat().st_size > 10_000, name  # a rendered page, not a blank one
 
 
-def _read_back(out: Path) -> dict:
-    """Serve the report on 127.0.0.1 and read it with read_report.mjs in Chromium."""
+def test_served_report_reads_the_same_over_http(run, tmp_path):
+    """``--served``: Allure's multi-file report (data loaded with fetch), read over http."""
+    results, labels = run
+    out = tmp_path / "report"
+    assert render.main([str(results), str(out), "--no-install", "--served"]) == 0
+    sizes = _sizes(out)
+    assert [p for p in sizes if p.startswith("adr/data/test-results/")]  # one file per result
     handler = functools.partial(_QuietHandler, directory=str(out))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        done = subprocess.run(["node", str(READER), f"http://127.0.0.1:{server.server_port}/"],
-                              capture_output=True, text=True, timeout=120)
+        seen = _read_back(f"http://127.0.0.1:{server.server_port}/")
     finally:
         server.shutdown()
         server.server_close()
+    _check_everything(seen, labels)
+
+
+def _read_back(base: str, shots: Path = None) -> dict:
+    """Read the report at ``base`` with read_report.mjs in Chromium."""
+    done = subprocess.run(["node", str(READER), base, ADR_47, *([str(shots)] if shots else [])],
+                          capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout)
     print(json.dumps({name: {"total": view["total"],
@@ -79,13 +115,12 @@ def _read_back(out: Path) -> dict:
     return seen
 
 
-def test_rendered_report_read_back_in_chromium(tools, tmp_path):
-    """One run, one render, one browser session (a few seconds each), then every check."""
-    seen = _read_back(_render(tmp_path))
-    labels = rs.device_labels(tmp_path / "recording.json")
+def _check_everything(seen, labels):
+    _check_page(seen)
     _check_summary(seen)
     _check_environment(seen, labels)
     _check_adr_view(seen["views"]["adr"])
+    _check_adr_search(seen["searched"], labels)
     _check_suites_view(seen["views"]["suites"], labels)
     _check_failed_case_page(seen["failedTest"], labels)
 
@@ -113,11 +148,21 @@ def _outcomes(counts):
             counts.get("skipped", 0))
 
 
-def _check_summary(seen):
-    assert [card["href"] for card in seen["summary"]] == ["adr/", "suites/"]
-    assert "pto-avs by ADR" in seen["summary"][0]["text"]
-    assert "pto-avs by device" in seen["summary"][1]["text"]
+def _check_page(seen):
+    """Rendered, not a spinner; nothing fetched from outside the report; no script error."""
+    assert seen["spinner"] is False
+    assert seen["outsideRequests"] == []
     assert seen["pageErrors"] == []
+
+
+def _check_summary(seen):
+    """One card per view linking its page; the card counts each case run once."""
+    assert [card["href"] for card in seen["summary"]] == ["adr/index.html", "suites/index.html"]
+    assert seen["firstCardOpens"].endswith("/adr/index.html")
+    for card, title in zip(seen["summary"], ("pto-avs by ADR", "pto-avs by device")):
+        assert title in card["text"]
+        # 6 case runs: 3 pass, 2 fail, 1 not supported (reports_support.OUTCOMES).
+        assert re.search(r"Total 6 Failed 2 Passed 3 Skipped 1", card["text"]), card["text"]
 
 
 def _check_environment(seen, labels):
@@ -130,26 +175,27 @@ def _check_environment(seen, labels):
 
 
 def _check_adr_view(view):
-    """Grouped by ADR, then operation, then spec test ID."""
-    assert view["total"] == "6"
+    """Grouped by operation, then the set of ADRs, then spec test ID: each case run once,
+    so the groups' counts add up to the header's."""
+    assert (view["total"], view["failed"], view["passed"]) == ("6", "2", "3")
     tree = _tree(view["sections"])
-    heading = {a: f"{a} {rs.ADR_TITLES[a]}" for a in rs.ADR_TITLES}
-    tmuls = rs.UNITS["TMULS"]["readiness_subjects"]  # ADR-0035 0052 0057 0059 0081
-    assert set(tree) == {heading[a] for a in (*tmuls, *rs.PROJECT_ADRS)}
-    assert len(tree) == 6
-    # ADR-0035 holds both vectors: 3 pass (good), 2 fail and 1 not supported (bad).
-    counts, ops = tree[heading["ADR-0035"]]
-    assert _outcomes(counts) == (3, 2, 1)
-    assert set(ops) == {"TMULS", "TCVT"}
-    assert set(ops["TMULS"][1]) == {rs.WIDTH} and set(ops["TCVT"][1]) == {rs.PROJECT}
-    assert _outcomes(ops["TMULS"][0]) == (2, 1, 1)
-    # ADR-0081 (TMULS only) and ADR-0047 (the project vector only).
-    assert _outcomes(tree[heading["ADR-0081"]][0]) == (2, 1, 1)
-    counts, ops = tree[heading["ADR-0047"]]
-    assert _outcomes(counts) == (1, 1, 0) and set(ops) == {"TCVT"}
-    # Every case on every device is a leaf under each ADR it traces to: 4 under each TMULS ADR,
-    # 2 under ADR-0047, 6 under ADR-0035 = 4*4 + 2 + 6 leaves.
-    assert len(view["leaves"]) == 4 * 4 + 2 + 6
+    assert set(tree) == {"TMULS", "TCVT"}
+    counts, sets = tree["TMULS"]
+    assert _outcomes(counts) == (2, 1, 1)
+    assert set(sets) == {ADR_SETS["TMULS"]} and set(sets[ADR_SETS["TMULS"]][1]) == {rs.WIDTH}
+    counts, sets = tree["TCVT"]
+    assert _outcomes(counts) == (1, 1, 0)
+    assert set(sets) == {ADR_SETS["TCVT"]} and set(sets[ADR_SETS["TCVT"]][1]) == {rs.PROJECT}
+    # Summed over the top groups: 3 pass, 2 fail, 1 skipped, the header's numbers.
+    assert tuple(map(sum, zip(*(_outcomes(c) for c, _ in tree.values())))) == (3, 2, 1)
+    assert len(view["leaves"]) == 6
+
+
+def _check_adr_search(searched, labels):
+    """Typing an ADR's ID and title keeps the case runs that trace to it: for ADR-0047, the
+    project vector's. (Allure's search is fuzzy: a bare ID also matches its neighbours.)"""
+    assert searched["text"] == ADR_47
+    assert sorted(searched["leaves"]) == sorted(f"nx-flag on {labels[d]}" for d in (rs.GOOD, rs.BAD))
 
 
 def _check_suites_view(view, labels):
@@ -166,13 +212,22 @@ def _check_suites_view(view, labels):
 
 
 def _check_failed_case_page(failed, labels):
-    """Its category, parameters, links, attachments and description."""
-    # The first failing leaf of the first ADR group (ADR-0035, TMULS before TCVT in run order).
+    """Its category, parameters, links, attachments, description, and readable labels."""
+    # The first failing leaf of the ADR view (TMULS before TCVT in run order).
     assert failed["title"] == f"two-lanes on {labels[rs.BAD]}"
     text = failed["text"]
     for shown in ("Category: Payload mismatch", "payload: 1 of 2 differ", "bit-level diff",
                   "aspect verdicts", f"spec test {rs.WIDTH}",
                   "ADR-0081 Tile scalar and immediate operations", "T[1] FP32 RowMajor 1x2"):
         assert shown in text, shown
+    # The ADRs as one label naming the set and as titled links; no chip per ADR.
+    shown = {item["key"]: item for item in failed["labels"]}
+    assert shown["adrs"]["values"] == [ADR_SETS["TMULS"]]
+    assert "adr" not in shown and "epic" not in shown
+    assert not shown["adrs"]["cut"]
+    # Cut short: only single long values (the fixture's device and vector paths, state, program).
+    cut = {key for key, item in shown.items() if item["cut"]}
+    assert cut <= {"device", "parentSuite", "vectorFile", "state", "program"}, cut
+    assert {"device", "state"} <= cut  # the check sees a cut chip
     # The description: the catalog's summary of the spec test.
     assert rs.TESTS[rs.WIDTH]["summary"] in failed["description"]

@@ -31,13 +31,24 @@ def test_long_summaries_are_clipped():
 
 def test_labels_of_a_project_case_without_spec_test_link():
     case = Case(vector_id="PTO-AVS-X-TCVT-HW-FP32-FP16-001", name="overflow", operation="TCVT",
-                kind="execution", profiles=("hw-ieee",), adrs=("ADR-0047",),
+                kind="execution", profiles=("hw-ieee",), adrs=("ADR-0083", "ADR-0047"),
                 requirements=("PTO-INST-TILE-TCVT",), state={}, path="vectors/x.yaml")
     labels = case_report.labels(case, "golden:hw-ieee", "hw-ieee")
-    assert ("epic", "ADR-0047 Numeric rounding semantics") in labels  # title from the catalog
+    # One label per ADR, and one naming the set (sorted): the ADR view lists the case once.
+    assert [v for n, v in labels if n == "adr"] == ["ADR-0083", "ADR-0047"]
+    assert [v for n, v in labels if n == "adrs"] == ["ADRs 0047, 0083"]
+    assert not [n for n, _ in labels if n == "epic"]
     assert ("parentSuite", "golden:hw-ieee (hw-ieee)") in labels
     assert ("vectorFile", "vectors/x.yaml") in labels
-    assert case_report.links(case) == [(
+    assert case_report.links(case)[1] == (  # title from the catalog
         "ADR-0047 Numeric rounding semantics",
         "https://github.com/PTO-ISA/pto-spec/blob/e599a3d36ebfad43362ff591ea5e128816c684c7/"
-        "docs/status/decisions/0047-numeric-rounding-semantics.md")]
+        "docs/status/decisions/0047-numeric-rounding-semantics.md")
+    assert [name for name, _ in case_report.links(case)] == [
+        "ADR-0083 Tile conversion, layout, and partial operations", "ADR-0047 Numeric rounding semantics"]
+
+
+def test_adr_set_label_is_short_sorted_and_says_when_there_is_none():
+    assert case_report.adr_set(("ADR-0081", "ADR-0035", "ADR-0035")) == "ADRs 0035, 0081"
+    assert case_report.adr_set(("ADR-0047", "X-1")) == "ADRs 0047, X-1"
+    assert case_report.adr_set(()) == "no ADR"

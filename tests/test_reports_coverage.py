@@ -122,6 +122,30 @@ def test_counts_per_adr_and_device(results, tmp_path):
     assert all(sum(c.values()) == 0 for c in adr34["outcomes"].values())
 
 
+def test_the_total_counts_each_case_run_once_where_the_adr_rows_overlap(results, tmp_path):
+    report = run(results, tmp_path / "out")
+    # The mutant's one failing case (BUNDLE u8-to-u16) traces to the 11 TCVT ADRs: it shows
+    # in 11 rows, and the total counts it once.
+    rows_with_the_failure = [row["id"] for row in report["adrs"]
+                             if row["outcomes"]["mutant (pto-v0)"]["fail"]]
+    assert tuple(rows_with_the_failure) == TCVT_ADRS
+    total = report["total"]
+    assert (total["vector_files"], total["cases"]) == (3, 5)
+    none = {"pass": 0, "fail": 0, "not supported": 0, "not observable": 0, "device error": 0}
+    assert total["outcomes"] == {
+        "golden (hw-ieee)": {**none, "pass": 1},
+        "golden (pto-v0)": {**none, "pass": 2, "device error": 1},  # wrap: the retry passed
+        "mutant (pto-v0)": {**none, "fail": 1, "not supported": 1}}
+    assert sum(sum(c.values()) for c in total["outcomes"].values()) == report["case_runs"] == 6
+    md = (tmp_path / "out" / "adr-coverage.md").read_text()
+    assert ("| **all ADRs** | **every case run once** | **-** | **TCVT, TQUANT, TMULS, TGEMV_MX_ACC** "
+            "| **2 of 31** | **3** | **5** | **1 / 0 / 0 / 0 / 0** | **2 / 0 / 0 / 0 / 1** "
+            "| **0 / 1 / 1 / 0 / 0** |") in md
+    page = (tmp_path / "out" / "adr-coverage.html").read_text()
+    assert page.count('<tr class="total">') == 1
+    assert "<title>all ADRs: 1 fail</title>" in page
+
+
 def test_spec_tests_without_vector_from_results_and_from_a_vectors_directory(results, tmp_path):
     all_tests = [t for op in FOUR for t in UNITS[op]["tests"]]
     assert len(all_tests) == 31

@@ -6,6 +6,8 @@ these tests need neither Node.js nor a browser.
 import json
 from pathlib import Path
 
+import pytest
+
 from pto_avs.reports import allure_files, render
 
 
@@ -22,9 +24,15 @@ def test_config_groups_views_by_adr_and_by_device_with_the_run_categories(tmp_pa
     config = render.allure_config(results, tmp_path / "out", "pto-avs")
     assert config["categories"] == custom
     plugins = config["plugins"]
-    assert plugins["adr"]["options"]["groupBy"] == ["epic", "feature", "story"]
+    # ADR view: operation > ADR set > spec test ID, so each case run is one leaf.
+    assert plugins["adr"]["options"]["groupBy"] == ["feature", "adrs", "story"]
     assert plugins["suites"]["options"]["groupBy"] == ["parentSuite", "suite", "subSuite"]
     assert {p["import"] for p in plugins.values()} == {"@allurereport/plugin-awesome"}
+    # Self-contained pages unless the served report is asked for; one chip per ADR hidden.
+    assert {p["options"]["singleFile"] for p in plugins.values()} == {True}
+    served = render.allure_config(results, tmp_path / "out", "pto-avs", single_file=False)
+    assert {p["options"]["singleFile"] for p in served["plugins"].values()} == {False}
+    assert config["hideLabels"] == ["adr"]
     # Without a categories.json (results not written by our plugin) ours are used.
     (results / "categories.json").unlink()
     assert render.allure_config(results, tmp_path / "out", "x")["categories"] == allure_files.CATEGORIES
@@ -49,3 +57,49 @@ def test_a_failing_generator_leaves_the_previous_report_as_it_was(tmp_path, monk
     assert [p.name for p in out.iterdir()] == ["index.html"]
     assert (out / "index.html").read_text() == "previous report"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "res"]  # no staging left behind
+
+
+# As Allure 3.18 writes them: the summary page's card data and a view page's analytics tag.
+SUMMARY_PAGE = """<html><head><script>
+      window.reportSummaries = [{"name":"pto-avs by ADR","href":"adr/"},{"name":"pto-avs by device","href":"suites/"}]
+    </script></head><body></body></html>"""
+VIEW_PAGE = """<body>
+    <div id="app"></div>
+    <script async src="https://www.googletagmanager.com/gtag/js?id=G-LNDJ3J7WT0"></script>
+    <script>
+        window.dataLayer = window.dataLayer || [];
+        function gtag(){dataLayer.push(arguments);}
+        gtag('js', new Date());
+        gtag('config', 'G-LNDJ3J7WT0', {
+          "report": "awesome",
+          "single_file": "true"
+        });
+    </script>
+    <script>data</script>
+</body>"""
+
+
+def _pages(folder: Path, summary: str = SUMMARY_PAGE) -> Path:
+    folder.mkdir()
+    (folder / "index.html").write_text(summary)
+    for view in render.VIEWS:
+        (folder / view).mkdir()
+        (folder / view / "index.html").write_text(VIEW_PAGE)
+    return folder
+
+
+def test_finished_pages_link_each_view_page_and_carry_no_analytics(tmp_path):
+    report = _pages(tmp_path / "report")
+    render.finish_pages(report)
+    summary = (report / "index.html").read_text()
+    assert '"href":"adr/index.html"' in summary and '"href":"suites/index.html"' in summary
+    assert '"href":"adr/"' not in summary
+    for view in render.VIEWS:
+        assert (report / view / "index.html").read_text() == (
+            '<body>\n    <div id="app"></div>\n    <script>data</script>\n</body>')
+
+
+def test_a_summary_page_without_the_expected_cards_is_an_error(tmp_path):
+    report = _pages(tmp_path / "report", SUMMARY_PAGE.replace('"href":"suites/"', '"href":""'))
+    with pytest.raises(render.RenderError, match="no summary card linking suites/"):
+        render.finish_pages(report)
