@@ -53,6 +53,15 @@ class RunResult:
     stopped: Optional[str] = None  # set when an unmodelled instruction stopped the run
     step: Optional[int] = None  # index of the faulting/stopping step (instructions and calls in order)
 
+    @property
+    def outcome(self) -> str:
+        """``fault``, ``not modelled`` (a valid instruction outside the model stopped the
+        run; the state holds everything before it, a block it completed included) or
+        ``completed``."""
+        if self.fault is not None:
+            return "fault"
+        return "not modelled" if self.stopped is not None else "completed"
+
 
 @dataclass
 class TileView:
@@ -219,6 +228,8 @@ class Machine:
                 return RunResult(fault.kind, encoding, f"step {number} ({step.text}): {fault.reason}",
                                  step=number)
             except Unmodelled as stop:
+                if stop.state is not None:  # the stopping BSTART completed the open block
+                    self._state = stop.state
                 self._block = BlockState()
                 return RunResult(None, encoding, f"step {number} ({step.text}): {stop}", stopped=step.text,
                                  step=number)

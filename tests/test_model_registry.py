@@ -105,3 +105,44 @@ def test_a_registered_operation_runs_without_block_changes():
         assert 7 in m.snapshot().tiles and m.snapshot().flags == 0x11
     with pytest.raises(ValueError, match="direct call"):
         m.run([{"call": name, "dst": 8}])
+
+
+TCVT_BLOCK = ("BSTART.VEC TCVT, U8; B.DATR U16, NORM, Null; B.DIM LB0=2; B.DIM LB2=8; "
+              "B.IOT T1, mask=1111, <last>, ->T<2>")
+
+
+def _tcvt_machine():
+    m = Machine()
+    m.configure_tile(1, "U8", 128, cols=8, valid=(1, 2))
+    m.write_tile(1, [[7, 9]])
+    return m
+
+
+def test_unmodelled_bstart_completes_the_open_block_like_a_modelled_one():
+    """Issue 12: a BSTART of an operation the model does not execute still completes the
+    open block (CompleteBundleAt), keeping its effects, then stops as 'not modelled'."""
+    name = _unregistered_tepl_operation()
+    stopped, modelled = _tcvt_machine(), _tcvt_machine()
+    result = stopped.run(f"{TCVT_BLOCK}; BSTART.TEPL {name}, U8; BSTOP")
+    assert result.fault is None and result.outcome == "not modelled" and result.step == 5
+    assert modelled.run(f"{TCVT_BLOCK}; {TCVT_BLOCK.split(';')[0]}").outcome == "completed"
+    assert 0 in stopped.snapshot().tiles and stopped.snapshot().tiles[0].words[0, :2].tolist() == [7, 9]
+    assert stopped.snapshot().same_as(modelled.snapshot())
+
+
+def test_unmodelled_bstart_reports_the_open_blocks_fault():
+    name = _unregistered_tepl_operation()
+    m = _tcvt_machine()
+    before = m.snapshot()
+    result = m.run(f"{TCVT_BLOCK.replace('LB0=2', 'LB0=3')}; BSTART.TEPL {name}, U8")
+    assert result.outcome == "fault" and result.fault == "Fault_TileLegality" and result.step == 5
+    assert m.snapshot().same_as(before)
+
+
+def test_unmodelled_branch_bstart_leaves_the_open_block_and_says_so():
+    """A BSTART whose descriptor and target checks the model does not know (BSTART.STD)
+    cannot complete the block the spec's way: the run stops and says the block is open."""
+    m = _tcvt_machine()
+    result = m.run([TCVT_BLOCK, 0x00001001])
+    assert result.outcome == "not modelled" and "not completed" in result.detail
+    assert 0 not in m.snapshot().tiles
