@@ -60,6 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     _register(subparsers, "mutants", mutation.run, mutation.DESCRIPTION, mutation.add_arguments)
     _register(subparsers, "fuzz", fuzz.run, fuzz.DESCRIPTION, fuzz.add_arguments)
     _register(subparsers, "sweep", sweep.run, sweep.DESCRIPTION, sweep.add_arguments)
+    from pto_avs.avs import spec_check  # every shipped pto-v0 case on the executable spec
+    _register(subparsers, "spec-check", spec_check.run, spec_check.DESCRIPTION, spec_check.add_arguments)
     from pto_avs.reports import coverage, render  # ADR coverage and the Allure 3 HTML report
     _register(subparsers, "coverage", coverage.run, coverage.DESCRIPTION, coverage.add_arguments)
     _register(subparsers, "allure-html", render.run, render.DESCRIPTION, render.add_arguments)

@@ -1,0 +1,124 @@
+"""``pto-avs spec-check``: every shipped ``pto-v0`` case on the executable spec, agreement per operation.
+
+    pto-avs spec-check [--device aslref:<checkout>] [--record FILE.json.gz] [--no-golden]
+
+Runs the cases on the spec device (default ``aslref:`` with ``$PTO_AVS_SPEC`` and
+``$PTO_AVS_ASLREF``), judges each answer against its vector with the ordinary
+comparator, and prints per operation the counts of pass, fail, device error, not
+observable and not supported, then every case that does not pass with the
+comparator's first divergence. Unless ``--no-golden``, the golden model runs the
+same cases and both rates (cases per second) are printed. ``--record`` writes the
+spec's answers as a replay recording (``--device replay:FILE``); with the default
+path it refreshes the committed recording that CI replays.
+
+Exit status: 0 every case passes (or is not observable), 1 a case fails or is a
+device error, 2 the run cannot be set up.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import sys
+import time
+from pathlib import Path
+
+DESCRIPTION = "run every shipped pto-v0 case on the executable spec (aslref device); agreement per operation"
+PROFILE = "pto-v0"
+RECORDING = Path(__file__).resolve().parent.parent / "vectors" / "recordings" / "aslref-pto-v0.json.gz"
+RECORDING_LABEL = "aslref"
+OUTCOMES = ("pass", "fail", "device error", "not observable", "not supported")
+
+
+def shipped_cases(paths=None) -> list:
+    """Every loaded case that holds under pto-v0 (raises ValueError naming a broken vector file)."""
+    from pto_avs.contract.loader import VECTORS_DIR, VectorError, load_paths
+
+    cases = []
+    for loaded in load_paths(paths or [VECTORS_DIR]):
+        broken = [loaded.error] if loaded.error is not None else [e for e in loaded.entries if isinstance(e, VectorError)]
+        if broken:
+            raise ValueError(broken[0].message)
+        cases += [case for case in loaded.cases if PROFILE in case.profiles]
+    return cases
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--device", default="aslref:", metavar="NAME[:ARG]",
+                        help="the spec device (default aslref: with $PTO_AVS_SPEC and $PTO_AVS_ASLREF)")
+    parser.add_argument("--record", type=Path, default=None, metavar="FILE",
+                        help=f"write the answers as a replay recording (the committed one: {RECORDING.relative_to(RECORDING.parents[2])})")
+    parser.add_argument("--no-golden", action="store_true", help="do not time the golden model on the same cases")
+    parser.add_argument("--vectors", type=Path, action="append", default=None, metavar="PATH",
+                        help="vector directory or file instead of the shipped vectors (repeatable)")
+
+
+def run(args) -> int:
+    from pto_avs.contract.compare import compare
+    from pto_avs.plugins.base import open_device
+    from pto_avs.plugins.replay import Recording
+
+    try:
+        cases = shipped_cases(args.vectors)
+        device = open_device(args.device)
+    except ValueError as exc:
+        print(f"pto-avs spec-check: {exc}", file=sys.stderr)
+        return 2
+    try:
+        if device.capabilities.profile != PROFILE:
+            print(f"pto-avs spec-check: {args.device} implements {device.capabilities.profile}, not {PROFILE}",
+                  file=sys.stderr)
+            return 2
+        reasons = {case.id: device.supports(case) for case in cases}
+        runnable = [case for case in cases if reasons[case.id] is None]
+        print(f"{len(cases)} {PROFILE} cases, {len(runnable)} run on {args.device}")
+        start = time.perf_counter()
+        observations = device.execute_batch(runnable)
+        seconds = time.perf_counter() - start
+    finally:
+        device.close()
+    answers = dict(zip((case.id for case in runnable), observations))
+    counts = collections.defaultdict(collections.Counter)
+    problems = []
+    for case in cases:
+        if reasons[case.id] is not None:
+            counts[case.operation]["not supported"] += 1
+            continue
+        verdict = compare(case, answers[case.id], device.capabilities.aspects)
+        counts[case.operation][verdict.outcome] += 1
+        if verdict.outcome in ("fail", "device error"):
+            problems.append((case.id, verdict.report().splitlines()[0]))
+    _print_table(counts)
+    for case_id, first in problems:
+        print(f"  {case_id}: {first}")
+    print(f"spec: {len(runnable)} cases in {seconds:.1f} s ({_rate(len(runnable), seconds)} cases/s)")
+    if not args.no_golden and runnable:
+        golden = open_device(f"golden:{PROFILE}")
+        start = time.perf_counter()
+        golden.execute_batch(runnable)
+        golden_seconds = time.perf_counter() - start
+        print(f"golden model: the same {len(runnable)} cases in {golden_seconds:.2f} s "
+              f"({_rate(len(runnable), golden_seconds)} cases/s)")
+    if args.record is not None:
+        recording = Recording()
+        for case in cases:
+            if reasons[case.id] is not None:
+                recording.add_unsupported(RECORDING_LABEL, device.capabilities, case, reasons[case.id])
+            else:
+                recording.add_observation(RECORDING_LABEL, device.capabilities, case, answers[case.id])
+        recording.write(args.record)
+        print(f"answers recorded to {args.record} (replay: --device replay:{args.record})")
+    return 1 if problems else 0
+
+
+def _rate(count: int, seconds: float) -> str:
+    return f"{count / seconds:.3g}" if seconds > 0 else "-"
+
+
+def _print_table(counts: dict) -> None:
+    width = max([len("operation")] + [len(op) for op in counts])
+    print(f"{'operation':<{width}}  " + "  ".join(f"{o:>14}" for o in OUTCOMES))
+    total = collections.Counter()
+    for operation in sorted(counts):
+        total.update(counts[operation])
+        print(f"{operation:<{width}}  " + "  ".join(f"{counts[operation][o]:>14}" for o in OUTCOMES))
+    print(f"{'all':<{width}}  " + "  ".join(f"{total[o]:>14}" for o in OUTCOMES))
