@@ -379,5 +379,10 @@ def test_cli_asm_and_disasm():
     assert out == ["0xd9b19181", "0x00200043", "0x00000001"]
     assert _cli("disasm", "0x0EA19181", "0x00000001", "0x0000").stdout.splitlines() == [
         "BSTART.SFU TQUANT, FP32", "BSTOP", "C.BSTOP"]
+    # disasm prints the spec's canonical syntax; asm takes it and the seed syntax alike
+    assert _cli("disasm", "0x05309023", "0x0018de13").stdout.splitlines() == [
+        "B.DATR {NORM, S8, Zero, EQ, RNE, 1, 0}", "B.IOT T#2, mask=1111, <last>, ->T<1>"]
+    assert _cli("asm", "B.DATR {NORM, S8, Zero, EQ, RNE, 1, 0}; B.DATR S8, RNE, Sat=1").stdout.split() == [
+        "0x05309023", "0x05309023"]
     bad = _cli("asm", "B.IOT T1, mask=111")
     assert bad.returncode == 2 and "mask=111" in bad.stderr
