@@ -1,2 +1,3 @@
 """Imports every operation module, so each joins ``ops.registry``."""
-from . import tcvt, tgemv, tmuls, tquant  # noqa: F401
+from . import (tabs, tand, tcvt, texpands, tgemv, tmax, tmaxs, tmin, tmins, tmuls, tneg,  # noqa: F401
+               tnot, tor, tors, tquant, trelu, tshl, tshls, tshr, tshrs, txor, txors, tands)
