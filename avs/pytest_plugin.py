@@ -1,11 +1,22 @@
 """The pto-avs pytest plugin: ``pytest avs/`` runs every vector case on every selected device.
 
-Registered through the ``pytest11`` entry point ``pto_avs``. ``avs/test_conformance.py``
-holds one marked function; this plugin replaces it, at collection, with one
-collector per vector file and one item per case and device, named
-``<spec test ID>::<case>[<device>]`` (the device suffix only when several devices
-run). Vectors are loaded and devices opened only when that module is collected,
-in each xdist worker separately; cases run in batches per device.
+Registered through the ``pytest11`` entry point ``pto_avs``, so it is loaded in every
+pytest session of the environment; there it adds only ``--avs-*`` options and imports
+nothing but ``pto_avs.contract.case``. The short spellings (``--device``, ``--vectors``,
+``--vectors-only``, ``--profile``, ``--adr``, ``--record``, ``--batch-size``) are added once
+the session's conftest files are loaded, each one only when nothing else took it (a
+project whose conftest adds ``--device`` keeps its own; ``--avs-device`` is ours).
+
+``avs/test_conformance.py`` holds one marked function; this plugin replaces it, at
+collection, with one collector per vector file (named by its vector ID, from the file
+name) and one item per case and device, named ``<spec test ID>::<case>[<device>]`` (the
+device suffix only when several devices run). Devices are opened when that module is
+collected, before any vector is read; a file is read only when its collector is
+collected, so ``pytest avs/test_conformance.py::<ID>`` reads one file and a ``-k`` or
+``--adr`` selection skips the files none of whose cases it could select. Each xdist
+worker does this separately; cases run in batches per device. A device that cannot be
+opened fails its own cases (``device error``) while the others run; when no device
+opens, collection stops with the reasons.
 
 Outcomes of an item: ``pass`` (every observable expected aspect matched; aspects the
 device cannot observe are counted in the summary), ``fail`` (a readable report of
@@ -16,6 +27,7 @@ file, case and field). The terminal summary counts each separately.
 """
 from __future__ import annotations
 
+import argparse
 import importlib
 import json
 from collections import Counter
@@ -50,46 +62,96 @@ def kind_marker(kind: str) -> str:
 # ---------------------------------------------------------------------------
 # options and configuration
 
+# (short spelling, argparse keywords); the option is ``--avs-<short>``, its value config.option.avs_<short>.
+OPTIONS = (
+    ("device", dict(action="append", default=[], metavar="NAME[:ARG]",
+                    help="device to run the vectors on (repeatable); default: " + " and ".join(DEFAULT_DEVICES)
+                         + ". Names come from the pto_avs.devices entry points.")),
+    ("profile", dict(choices=PROFILES, default=None,
+                     help="only devices implementing this numeric profile, and only cases that hold under it")),
+    ("vectors", dict(action="append", default=[], metavar="PATH",
+                     help="extra vector directory or file (repeatable), run with the shipped vectors")),
+    ("vectors-only", dict(action="store_true", default=False,
+                          help="run only the --vectors paths, not the shipped vectors")),
+    ("adr", dict(action="append", default=[], metavar="ADR-NNNN",
+                 help="only cases tracing to this ADR (repeatable: any of them)")),
+    ("record", dict(metavar="FILE", default=None,
+                    help="record every device answer to FILE (replay with --device replay:FILE)")),
+    ("batch-size", dict(type=int, default=32, metavar="N",
+                        help="cases sent to a device per execute_batch call (default 32)")),
+)
+GROUP = "pto-avs"
+
+
+def _dest(short: str) -> str:
+    return "avs_" + short.replace("-", "_")
+
 
 def pytest_addoption(parser):
-    group = parser.getgroup("pto-avs", "PTO AVS conformance vectors (pytest avs/)")
-    group.addoption("--device", action="append", default=[], metavar="NAME[:ARG]",
-                    help="device to run the vectors on (repeatable); default: "
-                         + " and ".join(DEFAULT_DEVICES) + ". Names come from the pto_avs.devices entry points.")
-    group.addoption("--profile", choices=PROFILES, default=None,
-                    help="only devices implementing this numeric profile, and only cases that hold under it")
-    group.addoption("--vectors", action="append", default=[], metavar="PATH",
-                    help="extra vector directory or file (repeatable), run with the shipped vectors")
-    group.addoption("--vectors-only", action="store_true", default=False,
-                    help="run only the --vectors paths, not the shipped vectors")
-    group.addoption("--adr", action="append", default=[], metavar="ADR-NNNN",
-                    help="only cases tracing to this ADR (repeatable: any of them)")
-    group.addoption("--record", metavar="FILE", default=None,
-                    help="record every device answer to FILE (replay with --device replay:FILE)")
-    group.addoption("--batch-size", type=int, default=32, metavar="N",
-                    help="cases sent to a device per execute_batch call (default 32)")
+    group = parser.getgroup(GROUP, "PTO AVS conformance vectors (pytest avs/); each --avs-X also as --X "
+                                   "where no other plugin or conftest defines --X")
+    for short, keywords in OPTIONS:
+        group.addoption(f"--avs-{short}", dest=_dest(short), **keywords)
+
+
+def _taken_option_names(parser) -> set:
+    groups = [*getattr(parser, "_groups", []), getattr(parser, "_anonymous", None)]
+    return {name for group in groups if group is not None for option in group.options for name in option.names()}
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    """After the conftest files of the session: the short spellings that nobody else took."""
+    result = yield
+    taken = _taken_option_names(parser)
+    group = parser.getgroup(GROUP)
+    for short, keywords in OPTIONS:
+        if f"--{short}" in taken:
+            continue
+        keywords = {k: v for k, v in keywords.items() if k not in ("default", "help")}  # the --avs- option has them
+        try:
+            group.addoption(f"--{short}", dest=_dest(short), help=argparse.SUPPRESS, **keywords)
+        except (ValueError, argparse.ArgumentError):
+            pass  # taken after all: --avs-<short> remains
+    return result
 
 
 def pytest_configure(config):
+    opts = config.option
+    if opts.avs_vectors_only and not opts.avs_vectors:
+        raise pytest.UsageError("--vectors-only needs at least one --vectors PATH")
+    if opts.avs_batch_size < 1:
+        raise pytest.UsageError("--batch-size must be at least 1")
+    for path in opts.avs_vectors:
+        if not Path(path).exists():
+            raise pytest.UsageError(f"--vectors: vector path {path} does not exist")
+    if opts.avs_device:
+        from pto_avs.plugins.base import available_devices
+
+        known = available_devices()
+        for spec in opts.avs_device:
+            name = spec.partition(":")[0]
+            if name not in known:
+                raise pytest.UsageError(f"--device {spec}: unknown device {name!r} "
+                                        f"(known: {', '.join(sorted(known)) or 'none installed'})")
+    if opts.avs_adr:
+        from pto_avs.contract import spec_data
+
+        known = {a["id"] for a in spec_data.load("tile-avs-catalog")["adrs"]}
+        unknown = [a for a in opts.avs_adr if a not in known]
+        if unknown:
+            raise pytest.UsageError(f"--adr {unknown[0]} is not an ADR of the catalog (known: {', '.join(sorted(known))})")
+    if opts.avs_record and not Path(opts.avs_record).resolve().parent.is_dir():
+        raise pytest.UsageError(f"--record {opts.avs_record}: directory {Path(opts.avs_record).parent} does not exist")
+    config.pluginmanager.register(Tally(config), "pto_avs_tally")
+
+
+def _register_markers(config) -> None:
+    """The operation and kind markers, once the suite is collected (not in other projects' runs)."""
     for operation, marker in OPERATION_MARKERS.items():
         config.addinivalue_line("markers", f"{marker}: PTO AVS vector cases of {operation}")
     for kind in KINDS:
         config.addinivalue_line("markers", f"{kind_marker(kind)}: PTO AVS vector cases of kind {kind}")
-    opts = config.option
-    if opts.vectors_only and not opts.vectors:
-        raise pytest.UsageError("--vectors-only needs at least one --vectors PATH")
-    if opts.batch_size < 1:
-        raise pytest.UsageError("--batch-size must be at least 1")
-    if opts.adr:
-        from pto_avs.contract import spec_data
-
-        known = {a["id"] for a in spec_data.load("tile-avs-catalog")["adrs"]}
-        unknown = [a for a in opts.adr if a not in known]
-        if unknown:
-            raise pytest.UsageError(f"--adr {unknown[0]} is not an ADR of the catalog (known: {', '.join(sorted(known))})")
-    if opts.record and not Path(opts.record).resolve().parent.is_dir():
-        raise pytest.UsageError(f"--record {opts.record}: directory {Path(opts.record).parent} does not exist")
-    config.pluginmanager.register(Tally(config), "pto_avs_tally")
 
 
 # ---------------------------------------------------------------------------
@@ -162,40 +224,117 @@ class DeviceSlot:
         self.device.close()
 
 
+class UnopenedSlot:
+    """A device that could not be opened: every case given to it is its device error.
+    Its profile is unknown (``--profile`` when given), so it is given every case."""
+
+    recording = None
+
+    def __init__(self, label: str, reason: str, profile: Optional[str]):
+        from pto_avs.plugins.base import Capabilities
+
+        self.label = label
+        self.reason = reason
+        self.capabilities = Capabilities(profile=profile or "unknown", aspects=frozenset())
+
+    def unsupported(self, case: Case) -> Optional[str]:
+        return None
+
+    def forget_support(self, case: Case) -> None:
+        pass
+
+    def observe(self, case: Case, session) -> Observation:
+        return Observation.device_error(f"{self.label} could not be opened: {self.reason}")
+
+    def holds(self, case: Case) -> bool:
+        return self.capabilities.profile == "unknown" or self.capabilities.profile in case.profiles
+
+    def close(self) -> None:
+        pass
+
+
 class SuiteError(Exception):
-    """The suite cannot be set up (a vector path or device that cannot be opened)."""
+    """The suite cannot be set up (no device can be opened)."""
 
 
 class Suite:
-    """Vector files and opened devices, built on the first collection of the conformance module."""
+    """Devices of the run (opened on the first collection of the conformance module) and its
+    vector files (found then, each read when its collector is collected)."""
 
     def __init__(self, config):
-        from pto_avs.contract.loader import VECTORS_DIR, load_paths
+        from pto_avs.contract.loader import VECTORS_DIR, sources
         from pto_avs.plugins.base import open_device
         from pto_avs.plugins.replay import Recording
 
+        self.config = config
         opts = config.option
-        paths = [Path(p) for p in opts.vectors] if opts.vectors_only else [VECTORS_DIR, *map(Path, opts.vectors)]
-        try:
-            self.files = load_paths(paths)
-        except FileNotFoundError as exc:
-            raise SuiteError(f"--vectors: {exc}") from None
-        self.recording = Recording() if opts.record else None
-        self.slots: list[DeviceSlot] = []
-        specs = list(dict.fromkeys(opts.device or DEFAULT_DEVICES))
+        self.recording = Recording() if opts.avs_record else None
+        self.slots: list = []
+        specs = list(dict.fromkeys(opts.avs_device or DEFAULT_DEVICES))
+        failures = []
         for spec in specs:
             try:
                 device = open_device(spec)
-            except Exception as exc:
-                self.close()
-                raise SuiteError(f"--device {spec}: cannot open: {exc}") from None
-            if opts.profile and device.capabilities.profile != opts.profile:
+            except Exception as exc:  # a device that cannot start costs only its own cases
+                failures.append(f"--device {spec}: cannot open: {exc}")
+                self.slots.append(UnopenedSlot(spec, str(exc), opts.avs_profile))
+                continue
+            if opts.avs_profile and device.capabilities.profile != opts.avs_profile:
                 device.close()
                 continue
-            self.slots.append(DeviceSlot(spec, device, opts.batch_size, self.recording))
-        if not self.slots:
-            raise SuiteError(f"--profile {opts.profile}: none of the devices {', '.join(specs)} implements it")
+            self.slots.append(DeviceSlot(spec, device, opts.avs_batch_size, self.recording))
+        if not any(isinstance(slot, DeviceSlot) for slot in self.slots):
+            self.close()
+            if failures:
+                raise SuiteError("; ".join(failures))
+            raise SuiteError(f"--profile {opts.avs_profile}: none of the devices {', '.join(specs)} implements it")
         self.several_devices = len(self.slots) > 1
+        paths = [Path(p) for p in opts.avs_vectors] if opts.avs_vectors_only else [VECTORS_DIR, *map(Path, opts.avs_vectors)]
+        try:
+            self.sources = sources(paths)
+        except FileNotFoundError as exc:  # removed since pytest_configure looked
+            self.close()
+            raise SuiteError(f"--vectors: {exc}") from None
+        self.keyword = _keyword_expression(opts.keyword)
+        self.wanted_adrs = frozenset(opts.avs_adr)
+        self.unread = 0  # files whose cases the selection cannot reach
+
+    def load(self, source):
+        from pto_avs.contract.loader import load_source
+
+        return load_source(source)
+
+    def selects_none_of(self, collector) -> bool:
+        """True when neither ``-k`` nor ``--adr`` can select any item of the collector's file:
+        decided from its name and the catalog, else from the file's case names, kind and
+        operation (``peek_file``: without validating it)."""
+        from pto_avs.contract.loader import PROJECT_PREFIX, default_catalog, peek_file
+
+        source = collector.source
+        if source.defined_by is not None or (self.keyword is None and not self.wanted_adrs):
+            return False
+        stem = source.path.stem
+        known = _known_keywords(collector)
+        if self.wanted_adrs and not stem.startswith(PROJECT_PREFIX):
+            catalog = default_catalog()
+            if stem in catalog.tests and not self.wanted_adrs & set(catalog.adrs_of(stem)):
+                return True
+        if self.keyword is not None and not _may_match(self.keyword, known):
+            return True
+        if self.keyword is None and not stem.startswith(PROJECT_PREFIX):
+            return False
+        peek = peek_file(source.path)
+        if peek is None:
+            return False
+        if self.wanted_adrs and not self.wanted_adrs & set(peek.adrs):
+            return True
+        if self.keyword is None:
+            return False
+        markers = [OPERATION_MARKERS.get(peek.operation, ""), kind_marker(peek.kind) if peek.kind in KINDS else ""]
+        names = [source.path.name, *peek.labels]
+        if self.several_devices:
+            names += [f"{label}[{slot.label}]" for label in peek.labels for slot in self.slots]
+        return not any(_matches(self.keyword, [*known, *markers, name.lower()]) for name in names)
 
     def close(self) -> None:
         for slot in getattr(self, "slots", []):
@@ -204,8 +343,81 @@ class Suite:
 
 def _suite(config) -> Suite:
     if SUITE_KEY not in config.stash:
+        _register_markers(config)
         config.stash[SUITE_KEY] = Suite(config)
     return config.stash[SUITE_KEY]
+
+
+# ---------------------------------------------------------------------------
+# -k before reading a file
+
+
+class _Unknown(Exception):
+    """An identifier whose match depends on what the file holds (case names, markers)."""
+
+    def __init__(self, ident: str):
+        self.ident = ident
+
+
+def _keyword_expression(text: Optional[str]):
+    """The compiled ``-k`` expression, or None (no -k, or one pytest will reject itself)."""
+    if not text or not text.strip():
+        return None
+    try:
+        from _pytest.mark.expression import Expression
+
+        return Expression.compile(text.strip())
+    except Exception:
+        return None
+
+
+def _known_keywords(collector) -> list[str]:
+    """The ``-k`` names every item of the collector has (pytest's KeywordMatcher, less the
+    item's own name and markers, which come from the file)."""
+    names = [node.name for node in collector.listchain()
+             if not isinstance(node, pytest.Session)
+             and not (isinstance(node, pytest.Directory) and isinstance(node.parent, pytest.Session))]
+    names += collector.listextrakeywords()
+    names += [mark.name for mark in collector.iter_markers()]
+    return [name.lower() for name in names]
+
+
+def _may_match(expression, known: list[str], assumed: Optional[dict] = None) -> bool:
+    """Whether ``expression`` holds for some item: a name matching a known keyword is true;
+    any other is tried both ways (at most 2^8 ways, else assume it may match)."""
+    assumed = assumed or {}
+
+    def matcher(name: str, /, **kwargs) -> bool:
+        name = name.lower()
+        if kwargs:
+            raise _Unknown("")
+        if any(name in keyword for keyword in known):
+            return True
+        if name in assumed:
+            return assumed[name]
+        raise _Unknown(name)
+
+    try:
+        return expression.evaluate(matcher)
+    except _Unknown as unknown:
+        if not unknown.ident or len(assumed) >= 8:
+            return True
+        return any(_may_match(expression, known, {**assumed, unknown.ident: value}) for value in (True, False))
+    except Exception:
+        return True
+
+
+def _matches(expression, names: list[str]) -> bool:
+    """pytest's ``-k`` decision for an item with these (lower-case) keyword names."""
+    def matcher(name: str, /, **kwargs) -> bool:
+        if kwargs:
+            raise _Unknown("")
+        return any(name.lower() in keyword for keyword in names)
+
+    try:
+        return expression.evaluate(matcher)
+    except Exception:
+        return True
 
 
 # ---------------------------------------------------------------------------
@@ -245,14 +457,14 @@ def pytest_pycollect_makeitem(collector, name, obj):
         suite = _suite(collector.config)
     except SuiteError as exc:
         raise collector.CollectError(f"pto-avs: {exc}") from None
-    nodes = []
-    for loaded in suite.files:
-        if loaded.error is not None:
-            nodes.append(VectorErrorItem.from_parent(collector, name=loaded.vector_id, error=loaded.error,
-                                                     loaded=loaded))
-        else:
-            nodes.append(VectorCollector.from_parent(collector, name=loaded.vector_id, loaded=loaded))
-    return nodes
+    return [VectorCollector.from_parent(collector, name=source.name, source=source) for source in suite.sources]
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    suite = config.stash.get(SUITE_KEY, None)
+    if suite is not None and suite.unread:  # (so the deselected count leaves them out)
+        terminalreporter.write_line(f"pto-avs: {suite.unread} vector file(s) not read: "
+                                    "-k/--adr selects none of their cases")
 
 
 def _add_markers(node, operation: Optional[str], kind: Optional[str]) -> None:
@@ -263,29 +475,39 @@ def _add_markers(node, operation: Optional[str], kind: Optional[str]) -> None:
 
 
 class VectorCollector(pytest.Collector):
-    """One vector file: its cases on every device whose profile they hold under."""
+    """One vector file, read when collected: its cases on every device whose profile they hold
+    under, or the file's vector error."""
 
-    def __init__(self, *, loaded, **kwargs):
+    def __init__(self, *, source, **kwargs):
         super().__init__(**kwargs)
-        self.loaded = loaded
-        _add_markers(self, loaded.operation, loaded.kind)
+        self.source = source
 
     def collect(self):
         from pto_avs.contract.loader import VectorError
 
         suite = _suite(self.config)
-        for entry in self.loaded.entries:
+        if suite.selects_none_of(self):
+            suite.unread += 1
+            return
+        loaded = suite.load(self.source)
+        if loaded.error is not None:
+            yield VectorErrorItem.from_parent(self, name=self.source.path.name, error=loaded.error, loaded=loaded)
+            return
+        for entry in loaded.entries:
             if isinstance(entry, VectorError):
-                yield VectorErrorItem.from_parent(self, name=entry.label, error=entry, loaded=self.loaded)
+                yield VectorErrorItem.from_parent(self, name=entry.label, error=entry, loaded=loaded)
                 continue
             for slot in suite.slots:
-                if slot.capabilities.profile not in entry.profiles:
+                if isinstance(slot, UnopenedSlot):
+                    if not slot.holds(entry):
+                        continue
+                elif slot.capabilities.profile not in entry.profiles:
                     continue
                 name = f"{entry.name}[{slot.label}]" if suite.several_devices else entry.name
                 yield CaseItem.from_parent(self, name=name, case=entry, slot=slot)
 
     def reportinfo(self):
-        return self.loaded.path, None, self.loaded.vector_id
+        return self.source.path, None, self.name
 
 
 class VectorLoadFailure(Exception):
@@ -396,7 +618,7 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_collection_modifyitems(config, items):
-    wanted = set(config.option.adr)
+    wanted = set(config.option.avs_adr)
     if not wanted:
         return
     keep, drop = [], []
@@ -441,7 +663,7 @@ class Tally:
         suite = self.config.stash.get(SUITE_KEY, None)
         if suite is not None:
             suite.close()
-        if not self.config.option.record:
+        if not self.config.option.avs_record:
             return
         from pto_avs.plugins.replay import Recording
 
@@ -456,7 +678,7 @@ class Tally:
             recording.merge(suite.recording)
         for text in self.worker_recordings:
             recording.merge(Recording.from_json(json.loads(text)))
-        recording.write(Path(self.config.option.record))
+        recording.write(Path(self.config.option.avs_record))
 
     def pytest_terminal_summary(self, terminalreporter):
         if not self.outcomes:
@@ -469,5 +691,5 @@ class Tally:
             line += f"; {total} aspect(s) not observable in passing cases ({detail})"
         terminalreporter.write_sep("-", "pto-avs outcomes")
         terminalreporter.write_line(line)
-        if self.config.option.record:
-            terminalreporter.write_line(f"pto-avs: device answers recorded to {self.config.option.record}")
+        if self.config.option.avs_record:
+            terminalreporter.write_line(f"pto-avs: device answers recorded to {self.config.option.avs_record}")

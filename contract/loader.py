@@ -374,23 +374,71 @@ def load_file(path: Path, catalog: Optional[Catalog] = None, cache=_USE_DEFAULT)
     return _from_result(loaded, result)
 
 
-def _cached_result(path: Path, catalog: Catalog, cache: Optional[VectorCache]) -> dict:
+@dataclass(frozen=True)
+class Peek:
+    """What test selection needs of a file, read without validating it: the file's operation,
+    kind and ADRs (as far as readable) and its cases' test names (``case#N`` for a case
+    without a usable name), in file order."""
+
+    operation: Optional[str]
+    kind: Optional[str]
+    adrs: tuple
+    labels: tuple
+
+
+def peek_file(path: Path, catalog: Optional[Catalog] = None, cache=_USE_DEFAULT) -> Optional[Peek]:
+    """The file's Peek: from the cache when the file was loaded before, else from its YAML
+    alone. None when it cannot even be parsed (then only loading it says why)."""
+    catalog = catalog or default_catalog()
+    cache = default_cache() if cache is _USE_DEFAULT else cache
+    try:
+        data, key = _read(Path(path), catalog, cache)
+        result = cache.get(key) if key else None
+        if result is not None:
+            labels = [entry[1]["name"] if entry[0] == "case" else entry[1] for entry in result["entries"]]
+            return Peek(result["operation"], result["kind"], tuple(result["adrs"]), tuple(labels))
+        raw, _ = yaml_reader.read(data.decode("utf-8")) if _separators_ok(data) else (None, True)
+    except Exception:  # unreadable here: let loading say why
+        return None
+    if not isinstance(raw, dict):
+        return None
+    meta = _metadata(raw, catalog)
+    cases = raw.get("cases") if isinstance(raw.get("cases"), list) else []
+    names_seen: set[str] = set()
+    labels = tuple(_case_label(case, i, names_seen) for i, case in enumerate(cases))
+    return Peek(meta["operation"], meta["kind"], meta["adrs"], labels)
+
+
+class _FileProblem(Exception):
+    """The file cannot be read as a vector file at all (too large, unreadable)."""
+
+
+def _read(path: Path, catalog: Catalog, cache: Optional[VectorCache]) -> tuple[bytes, Optional[str]]:
+    """The file's bytes (at most MAX_FILE_BYTES) and its cache key (None: not cached).
+    Raises _FileProblem."""
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            return _file_result(f"{size} bytes: larger than {MAX_FILE_BYTES} bytes, the limit for a vector file")
+            raise _FileProblem(f"{size} bytes: larger than {MAX_FILE_BYTES} bytes, the limit for a vector file")
         with open(path, "rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
-        return _file_result(f"cannot read: {exc.strerror or exc}")
+        raise _FileProblem(f"cannot read: {exc.strerror or exc}") from None
     if len(data) > MAX_FILE_BYTES:
-        return _file_result(f"larger than {MAX_FILE_BYTES} bytes, the limit for a vector file")
-    check = schema_validator()
-    digest = getattr(check, "digest", None)  # None: a validator of someone else's making, not cached
+        raise _FileProblem(f"larger than {MAX_FILE_BYTES} bytes, the limit for a vector file")
+    digest = getattr(schema_validator(), "digest", None)  # None: a validator of someone else's making
     key = cache.key(code_digest(), digest, catalog.digest, path.name, data) if cache and digest else None
+    return data, key
+
+
+def _cached_result(path: Path, catalog: Catalog, cache: Optional[VectorCache]) -> dict:
+    try:
+        data, key = _read(path, catalog, cache)
+    except _FileProblem as exc:
+        return _file_result(str(exc))
     result = cache.get(key) if key else None
     if result is None:
-        result = _load(path.name, data, catalog, check)
+        result = _load(path.name, data, catalog, schema_validator())
         if key:
             cache.put(key, result)
     return result
@@ -427,10 +475,14 @@ def _file_error(loaded: VectorFile, problem: str) -> VectorFile:
     return loaded
 
 
-def _separators(text: str) -> int:
-    """An upper bound of the values YAML can compose from ``text`` (each needs a separator)."""
-    return (2 * (text.count(",") + text.count(":") + text.count("?")) + 3 * text.count("{")
-            + text.count("[") + text.count("-") + text.count("\n") + 2)
+def _separators(data: bytes) -> int:
+    """An upper bound of the values YAML can compose from ``data`` (each needs a separator)."""
+    return (2 * (data.count(b",") + data.count(b":") + data.count(b"?")) + 3 * data.count(b"{")
+            + data.count(b"[") + data.count(b"-") + data.count(b"\n") + 2)
+
+
+def _separators_ok(data: bytes) -> bool:
+    return _separators(data) <= MAX_SEPARATORS
 
 
 def _load(name: str, data: bytes, catalog: Catalog, check) -> dict:
@@ -439,7 +491,7 @@ def _load(name: str, data: bytes, catalog: Catalog, check) -> dict:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         return _file_result(f"cannot read: not UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start})")
-    separators = _separators(text)
+    separators = _separators(data)
     if separators > MAX_SEPARATORS:
         return _file_result(f"{separators} YAML separators: more than {MAX_SEPARATORS}, the limit for a vector file "
                             f"(at most {yaml_reader.MAX_VALUES} values)")

@@ -151,9 +151,10 @@ def test_markers_select_by_operation_and_kind_under_strict_markers(avs):
 
 def test_adr_selects_cases_tracing_to_it(avs):
     # ADR-0081 is a readiness subject of TMULS in the catalog and is exercised by the project vector;
-    # it is not one of TCVT's.
+    # it is not one of TCVT's: the two TCVT spec files are not even read.
     result = avs.run("--device", lab(avs), "--adr", "ADR-0081", "-q")
-    result.assert_outcomes(passed=2, deselected=2)
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["pto-avs: 2 vector file(s) not read: -k/--adr selects none of their cases"])
 
 
 def test_unknown_adr_and_vectors_only_without_vectors_are_usage_errors(avs):
@@ -165,13 +166,71 @@ def test_unknown_adr_and_vectors_only_without_vectors_are_usage_errors(avs):
     assert "--vectors-only needs at least one --vectors PATH" in lonely.stderr.str()
 
 
-def test_unknown_device_or_vector_path_is_one_clear_collection_error(avs):
+LOAD_LOG = """
+import pto_avs.contract.loader as loader
+
+_real = loader.load_file
+
+
+def _logged(path, *args, **kwargs):
+    with open({log!r}, "a") as out:
+        out.write(path.name + "\\n")
+    return _real(path, *args, **kwargs)
+
+
+def pytest_configure(config):
+    loader.load_file = _logged
+
+
+def pytest_unconfigure(config):
+    loader.load_file = _real
+"""
+
+
+def read_files(avs) -> list[str]:
+    """The vector files the last runs read (a conftest logs every load), then forgets them."""
+    log = avs.path / "loads.log"
+    names = log.read_text().split() if log.exists() else []
+    log.unlink(missing_ok=True)
+    return names
+
+
+def log_loads(avs) -> None:
+    avs.pytester.makeconftest(LOAD_LOG.format(log=str(avs.path / "loads.log")))
+
+
+def test_unknown_device_adr_or_vector_path_is_a_usage_error_before_any_vector_is_read(avs):
+    log_loads(avs)
     result = avs.run("--device", "no-such-device")
-    assert result.ret == pytest.ExitCode.INTERRUPTED
-    result.stdout.fnmatch_lines(["*--device no-such-device: cannot open: unknown device 'no-such-device'*"])
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--device no-such-device: unknown device 'no-such-device' (known: " in result.stderr.str()
     missing = avs.run("--device", lab(avs), vectors=(avs.path / "nowhere",))
-    assert missing.ret == pytest.ExitCode.INTERRUPTED
-    missing.stdout.fnmatch_lines([f"pto-avs: --vectors: vector path {avs.path / 'nowhere'} does not exist"])
+    assert missing.ret == pytest.ExitCode.USAGE_ERROR
+    assert f"--vectors: vector path {avs.path / 'nowhere'} does not exist" in missing.stderr.str()
+    bad_adr = avs.run("--device", lab(avs), "--adr", "ADR-9999")
+    assert bad_adr.ret == pytest.ExitCode.USAGE_ERROR
+    # A known device that cannot be opened, and no other: one collection error, before reading.
+    unopened = avs.run("--device", "golden:ieee")
+    assert unopened.ret == pytest.ExitCode.INTERRUPTED
+    unopened.stdout.fnmatch_lines(["*pto-avs: --device golden:ieee: cannot open: golden profile 'ieee' is not one of*"])
+    assert read_files(avs) == []
+
+
+def test_one_file_or_a_k_match_reads_only_what_it_selects(avs):
+    log_loads(avs)
+    device = lab(avs)
+    one = avs.run("--device", device, f"test_avs.py::{PROJECT.split('::')[0]}")
+    one.assert_outcomes(passed=1)
+    assert read_files(avs) == ["PTO-AVS-X-RUNNER-TMULS-001.yaml"]
+    # -k looks at the file names, then at the case names and the operation and kind (the YAML
+    # read without validation, or the cache); only files with a case it selects are loaded.
+    by_name = avs.run("--device", device, "-k", "e8m0 or (seven and not tcvt)")
+    by_name.assert_outcomes(passed=2)
+    assert read_files(avs) == ["PTO-AVS-TILE-TCVT-E8M0-FINITE-002.yaml", "PTO-AVS-X-RUNNER-TMULS-001.yaml"]
+    by_name.stdout.fnmatch_lines(["pto-avs: 2 vector file(s) not read: -k/--adr selects none of their cases"])
+    by_kind = avs.run("--device", device, "-k", "not execution")  # every fixture file is of kind execution
+    by_kind.assert_outcomes()
+    assert read_files(avs) == []
 
 
 # ---------------------------------------------------------------------------
@@ -287,7 +346,7 @@ def test_malformed_file_and_case_each_give_one_error_and_the_rest_runs(avs):
     assert len([line for line in result.outlines if line.startswith("vector error: ")]) == 2
     result.stdout.fnmatch_lines(["pto-avs: 5 pass, 2 vector error"])
     ids = avs.run("--device", lab(avs, observations), "--collect-only", "-q", vectors=(FIXTURES, extra)).outlines
-    assert "test_avs.py::PTO-AVS-TILE-TQUANT-AFFINE-001" in ids
+    assert "test_avs.py::PTO-AVS-TILE-TQUANT-AFFINE-001::PTO-AVS-TILE-TQUANT-AFFINE-001.yaml" in ids
     assert "test_avs.py::PTO-AVS-X-RUNNER-TMULS-002::bad-valid" in ids
 
 
@@ -362,14 +421,15 @@ class Counting:
     def close(self):
         pass
 
+class CountingEntryPoint:  # what a device package's entry point would give
+    def load(self):
+        return lambda arg: Counting(open_replay(arg), {str(avs.path / 'batches.log')!r})
+
 def pytest_configure(config):
     import pto_avs.plugins.base as base
-    real = base.open_device
-    def patched(spec):
-        if spec.startswith("counting:"):
-            return Counting(open_replay(spec.partition(":")[2]), {str(avs.path / 'batches.log')!r})
-        return real(spec)
-    base.open_device = patched
+    real = base.available_devices
+    base.available_devices = lambda: dict(real(), counting=CountingEntryPoint())
+    config.add_cleanup(lambda: setattr(base, "available_devices", real))
 """)
     device = lab(avs)
     result = avs.run("--device", "counting:" + device.partition(":")[2], "--batch-size", "3")

@@ -26,7 +26,7 @@ PAIRS = [pytest.param(s, d, id=f"L{1 if (s, d) in LEVEL_ONE else 2}-{s}-{d}") fo
 def devices(request):
     from pto_avs.plugins.base import open_device
 
-    specs = request.config.getoption("device")
+    specs = request.config.getoption("avs_device")
     if not specs:
         pytest.skip("the sweep needs --device NAME[:ARG] (it compares that device with the golden model)")
     device = open_device(specs[0])
