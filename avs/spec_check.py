@@ -52,6 +52,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="vector directory or file instead of the shipped vectors (repeatable)")
 
 
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pto-avs spec-check", description=DESCRIPTION)
+    add_arguments(parser)
+    return parser
+
+
 def run(args) -> int:
     from pto_avs.contract.compare import compare
     from pto_avs.plugins.base import open_device

@@ -72,7 +72,7 @@ class AslrefDevice(Device):
         self.globals = spec.globals()
         self.runs: list[Run] = []  # every interpreter run of this device, for timing figures
         self.capabilities = Capabilities(
-            profile="pto-v0", direct_calls=True,
+            profile="pto-v0", operations=spec_operations(), direct_calls=True,
             aspects=frozenset(a for a in ASPECTS if a != "encoding"),  # the spec runs words, it has no assembler
             extras={"spec": str(spec.root), "aslref": spec.aslref, "pinned": spec.pinned_commit})
 
@@ -163,6 +163,14 @@ class AslrefDevice(Device):
             (target / name).write_text((work / name).read_text())
         (target / "stdout").write_text(run.stdout)
         (target / "stderr").write_text(run.stderr)
+
+
+def spec_operations() -> frozenset:
+    """Every operation of the spec's catalog: a bundle of any of them runs as words on the spec
+    (direct calls are mapped for TCVT, TQUANT, TMULS and TGEMV_MX_ACC only)."""
+    from pto_avs.contract import spec_data
+
+    return frozenset(operation["name"] for operation in spec_data.load("tile-operations")["operations"])
 
 
 def _watch(command: list[str], cwd: Path, stderr_path: Path, timeout: float) -> tuple[str, str, Optional[int]]:
