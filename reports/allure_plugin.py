@@ -10,7 +10,8 @@ the run ``outcome`` and ``verdict``):
   device, one ``adr`` per ADR and one ``adrs`` naming the set ("ADR-0035, ADR-0047"),
   feature = operation, story = spec test ID, suites device > operation > ID;
   after the run its ``verdict`` and one ``mismatch`` label per failing aspect;
-- links to the spec test file and to each ADR document at the pinned spec commit;
+- links to the spec test file and, on a failing or erring result, to each ADR
+  document, at the pinned spec commit;
 - parameters: device, profile, compact state and program;
 - attachments: every aspect's verdict, and on failure the comparator's bit-level diff.
 
@@ -20,6 +21,7 @@ the only process) at the end of the session, both or neither.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import allure
@@ -42,8 +44,22 @@ def pytest_configure(config):
     config.pluginmanager.register(RunFiles(config), "pto_avs_reports_run_files")
 
 
+_ALLURE_SELECTIONS = ("allure_epics", "allure_features", "allure_stories", "allure_ids", "allure_severities",
+                      "allure_labels")
+
+
+def _allure_in_use(config) -> bool:
+    """Labels matter only when Allure writes results or selects tests by them (marking
+    thousands of items costs seconds of every other run's collection)."""
+    option = config.option
+    return bool(getattr(option, "allure_report_dir", None) or os.environ.get("ALLURE_TESTPLAN_PATH")
+                or any(getattr(option, name, None) for name in _ALLURE_SELECTIONS))
+
+
 @pytest.hookimpl(tryfirst=True)  # before allure-pytest selects items by label (--allure-label ...)
 def pytest_collection_modifyitems(config, items):
+    if not _allure_in_use(config):
+        return
     label = getattr(pytest.mark, ALLURE_LABEL_MARK)
     for item in items:
         if _is_case_item(item):
@@ -77,6 +93,9 @@ def pytest_runtest_makereport(item, call):
     outcome = getattr(item, "outcome", None)
     if outcome:
         allure.dynamic.label(cr.VERDICT, outcome)
+    if outcome in (cr.FAIL, cr.DEVICE_ERROR):
+        for name, url in cr.adr_links(item.case):
+            allure.dynamic.link(url, name=name)
     verdict = getattr(item, "verdict", None)
     if verdict is None:
         return

@@ -67,16 +67,17 @@ def adr_set(adrs: Iterable[str]) -> str:
 
 
 def links(case: Case) -> list[tuple[str, str]]:
-    """(name, url): the spec test file (spec IDs only) and each ADR document, at the pinned commit."""
-    out = []
+    """(name, url): the spec test file at the pinned commit (spec IDs only; every result)."""
     test = traceability.spec_tests().get(case.vector_id)
-    if test is not None:
-        out.append((f"spec test {test.id}", test.url))
-    for adr_id in case.adrs:
-        record = traceability.adr(adr_id)
-        if record.path:
-            out.append((record.heading, record.url))
-    return out
+    return [(f"spec test {test.id}", test.url)] if test is not None else []
+
+
+def adr_links(case: Case) -> list[tuple[str, str]]:
+    """(name, url): each ADR document at the pinned commit, named "ADR-0047 Numeric rounding
+    semantics". Only failing results carry them: on every result they were a third of a
+    self-contained report's size, and the ``adrs`` label names the ADRs already."""
+    return [(record.heading, record.url) for record in map(traceability.adr, case.adrs)
+            if record.path]
 
 
 def parameters(case: Case, device: str, profile: str) -> list[tuple[str, str]]:

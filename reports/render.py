@@ -3,8 +3,8 @@
 ``pto-avs allure-html RESULTS_DIR OUT_DIR`` writes one report with two views:
 ``OUT_DIR/adr/`` groups the case runs by operation, then the set of ADRs they trace to,
 then spec test ID (labels ``feature``/``adrs``/``story``: each case run is listed once,
-and the search box narrows the tree to one ADR by its ID and title, e.g. ``ADR-0047
-Numeric rounding semantics``, the name of a result's link to it), and
+and the search box narrows the tree to the failures of one ADR by its ID and title, e.g.
+``ADR-0047 Numeric rounding semantics``, the name of a failing result's link to it), and
 ``OUT_DIR/suites/`` by device, operation and spec test ID (``parentSuite``/``suite``/
 ``subSuite``). ``OUT_DIR/index.html`` shows a summary card per view linking to it.
 The categories are the results directory's ``categories.json``.
@@ -43,9 +43,10 @@ VIEWS = {
     "adr": ("by ADR", ["feature", cr.ADR_SET, "story"]),
     "suites": ("by device", ["parentSuite", "suite", "subSuite"]),
 }
-# Not shown on a test's page: one chip per ADR is unreadable; the page lists the ADRs
-# as the ``adrs`` label and as links titled "ADR-0047 Numeric rounding semantics".
-HIDDEN_LABELS = [cr.ADR]
+# Not shown on a test's page (nor kept in the report): one chip per ADR is unreadable, the
+# page names the ADRs in the ``adrs`` label (a failing result also links each ADR document);
+# allure-pytest's host, thread, framework, language and package say nothing about a case.
+HIDDEN_LABELS = [cr.ADR, "host", "thread", "framework", "language", "package"]
 GENERATE_TIMEOUT_S = 600
 # What Allure 3.18 puts in every view page: Google Analytics' loader and its call.
 _ANALYTICS = re.compile(r'\s*<script async src="https://www\.googletagmanager\.com/gtag/js\?id=[^"]*">'

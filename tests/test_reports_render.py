@@ -32,7 +32,7 @@ def test_config_groups_views_by_adr_and_by_device_with_the_run_categories(tmp_pa
     assert {p["options"]["singleFile"] for p in plugins.values()} == {True}
     served = render.allure_config(results, tmp_path / "out", "pto-avs", single_file=False)
     assert {p["options"]["singleFile"] for p in served["plugins"].values()} == {False}
-    assert config["hideLabels"] == ["adr"]
+    assert config["hideLabels"] == ["adr", "host", "thread", "framework", "language", "package"]
     # Without a categories.json (results not written by our plugin) ours are used.
     (results / "categories.json").unlink()
     assert render.allure_config(results, tmp_path / "out", "x")["categories"] == allure_files.CATEGORIES
