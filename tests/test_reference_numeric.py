@@ -499,8 +499,8 @@ def test_generator_reproduces_committed_vectors(tmp_path):
     from pto_avs.vectors.reference import generate_numeric as gen
 
     counts = gen.write(tmp_path)
-    written = sorted(p.name for p in tmp_path.glob(gen.FILE_GLOB))
-    committed = sorted(p.name for p in gen.VECTORS_DIR.glob(gen.FILE_GLOB))
+    written = [p.name for p in gen.generated_paths(tmp_path)]
+    committed = [p.name for p in gen.generated_paths(gen.VECTORS_DIR)]
     assert written == committed == sorted(counts)
     for name in written:
         assert (tmp_path / name).read_bytes() == (gen.VECTORS_DIR / name).read_bytes(), name

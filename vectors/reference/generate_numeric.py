@@ -3,7 +3,10 @@
     .venv/bin/python -m vectors.reference.generate_numeric [--out DIR]
 
 Every expected value comes from ``vectors/reference/numeric.py`` (exact rationals, no
-``device_model`` code), never from running the golden model. The output is deterministic:
+``device_model`` code), never from running the golden model. The same command writes the
+TGEMV_MX_ACC post-processing vectors ``PTO-AVS-X-TGEMV-MX-ACC-PP-*`` of
+``generate_postprocess.py`` (from ``postprocess.py``). Each ``*-HW-<X>-001`` file has a
+``*-FLAGS-001`` companion of flag-isolation cases (``value_classes.py``). The output is deterministic:
 inputs are chosen by rules and by ``random.Random`` seeded from the case name, so a
 re-run reproduces the files byte for byte.
 
@@ -32,7 +35,7 @@ from . import value_classes as classes
 
 COMMAND = ".venv/bin/python -m vectors.reference.generate_numeric"
 VECTORS_DIR = Path(__file__).resolve().parent.parent
-FILE_GLOB = "PTO-AVS-X-*-HW-*.yaml"
+FILE_GLOBS = ("PTO-AVS-X-*-HW-*.yaml", "PTO-AVS-X-TGEMV-MX-ACC-PP-*.yaml")  # what `write` owns
 ALL_MODES = ref.MODES
 SIZE_CODES = {128 << i: i + 1 for i in range(10)}
 
@@ -607,14 +610,11 @@ def tcvt_isolation_cases(src: str, dst: str, mode: str, sat: int, canon: bool = 
     if status:
         return []  # a sticky status before the bundle would mask the flags anyway
     codes = tcvt_inputs(src, dst, tcvt_name(src, dst, mode, sat, canon))
-    groups = classes.isolation_groups(
-        (c, classes.isolation_key(classes.tcvt_class(src, dst, c, mode, bool(sat), canon),
-                                  ref.convert(src, dst, c, mode, bool(sat), canon)[1]))
-        for c in codes)
-    if not classes.needs_isolation(groups):
-        return []
-    return [tcvt_case(src, dst, mode, sat, canon=canon, only=key, codes=members[:ISOLATION_MAX])
-            for key, members in groups.items()]
+    sets = classes.isolation_sets(
+        ((c, classes.tcvt_class(src, dst, c, mode, bool(sat), canon),
+          ref.convert(src, dst, c, mode, bool(sat), canon)[1]) for c in codes), ISOLATION_MAX)
+    return [tcvt_case(src, dst, mode, sat, canon=canon, only=key, codes=members)
+            for key, members in sets.items()]
 
 
 def tcvt_exercises(cases: list[dict]) -> list[str]:
@@ -767,14 +767,11 @@ def tquant_isolation_cases(dst: str, mode: str, sat: int, multiplier: int | None
         return []
     m_bits = 0x3F800000 if multiplier is None else multiplier
     codes = tquant_inputs(dst, m_bits, zp, tquant_name(dst, mode, sat, m_bits, zp, multiplier is None))
-    groups = classes.isolation_groups(
-        (c, classes.isolation_key(classes.tquant_class(c, m_bits, zp, dst, mode),
-                                  ref.quantize(c, m_bits, zp, dst, mode, bool(sat))[1]))
-        for c in codes)
-    if not classes.needs_isolation(groups):
-        return []
-    return [tquant_case(dst, mode, sat, multiplier, zp, only=key, codes=members[:ISOLATION_MAX])
-            for key, members in groups.items()]
+    sets = classes.isolation_sets(
+        ((c, classes.tquant_class(c, m_bits, zp, dst, mode),
+          ref.quantize(c, m_bits, zp, dst, mode, bool(sat))[1]) for c in codes), ISOLATION_MAX)
+    return [tquant_case(dst, mode, sat, multiplier, zp, only=key, codes=members)
+            for key, members in sets.items()]
 
 
 def tquant_flags_file() -> dict:
@@ -894,13 +891,10 @@ def tmuls_case(dtype: str, label: str, scalar: int, status: int = 0, only: tuple
 
 def tmuls_isolation_cases(dtype: str, label: str, scalar: int) -> list[dict]:
     codes = tmuls_inputs(dtype, scalar, f"{dtype.lower()}-times-{label}")
-    groups = classes.isolation_groups(
-        (c, classes.isolation_key(classes.tmuls_class(dtype, c, scalar), ref.multiply(dtype, c, scalar)[1]))
-        for c in codes)
-    if not classes.needs_isolation(groups):
-        return []
-    return [tmuls_case(dtype, label, scalar, only=key, codes=members[:ISOLATION_MAX])
-            for key, members in groups.items()]
+    sets = classes.isolation_sets(
+        ((c, classes.tmuls_class(dtype, c, scalar), ref.multiply(dtype, c, scalar)[1]) for c in codes),
+        ISOLATION_MAX)
+    return [tmuls_case(dtype, label, scalar, only=key, codes=members) for key, members in sets.items()]
 
 
 def tmuls_flags_file() -> dict:
@@ -1095,9 +1089,17 @@ def tgemv_file() -> dict:
 # --------------------------------------------------------------------------------------
 
 
+def generated_paths(directory: Path) -> list[Path]:
+    """The files of ``directory`` this generator writes (or once wrote)."""
+    return sorted({path for pattern in FILE_GLOBS for path in directory.glob(pattern)})
+
+
 def all_files() -> dict[str, dict]:
+    from . import generate_postprocess  # it builds on this module's writer and helpers
+
     docs = [tcvt_file(src) for src in TCVT_PLAN] + [tcvt_flags_file(src) for src in TCVT_PLAN]
     docs += [tquant_file(), tquant_flags_file(), tmuls_file(), tmuls_flags_file(), tgemv_file()]
+    docs += generate_postprocess.files()
     return {f"{doc['id']}.yaml": doc for doc in docs if doc is not None}
 
 
@@ -1105,7 +1107,7 @@ def write(out_dir: Path) -> dict[str, int]:
     """Write every file (removing stale generated ones); returns cases per file name."""
     out_dir.mkdir(parents=True, exist_ok=True)
     files = all_files()
-    for stale in out_dir.glob(FILE_GLOB):
+    for stale in generated_paths(out_dir):
         if stale.name not in files:
             stale.unlink()
     counts = {}

@@ -23,7 +23,7 @@ Classes (by the source operand first, then by what the exact result does):
   destination below 2^-127;
 - ``tie``: exactly halfway between two neighbouring destination values;
 - ``inexact``: any other rounded value; ``exact``: any other value;
-- TMULS only: ``inf-times-zero``.
+- TMULS only: ``inf-times-zero``; post-processing only: ``relu-zeroed``.
 
 Only ``vectors/reference/numeric.py`` is used (no ``device_model`` code).
 """
@@ -32,6 +32,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from . import numeric as ref
+from . import postprocess
 
 FLAG_NAMES = ((ref.NV, "nv"), (ref.DZ, "dz"), (ref.OF, "of"), (ref.UF, "uf"), (ref.NX, "nx"))
 
@@ -159,14 +160,53 @@ def key_label(key: tuple) -> str:
     return "noflag" if key == NOFLAG else f"{key[0]}-{flag_text(key[1])}"
 
 
-def isolation_groups(keyed) -> dict:
-    """[(element, key), ...] -> {key: [elements in input order]}, keys in first-seen order."""
+def postprocess_class(steps, config) -> str:
+    """The value class of one TGEMV_MX_ACC post-processing element (``postprocess.transform``
+    steps): the accumulator's class, ``relu-zeroed`` when the activation multiplier is 0,
+    else the class of the activated value in the output type (for S8: of the S9
+    intermediate, and ``overflow`` when it or the offset sum leaves its range)."""
+    first = source_class(steps.value)
+    if first is not None:
+        return first
+    if steps.multiplier == 0:
+        return "relu-zeroed"
+    x, out = steps.activated, config.output
+    if ref.fmt(out).is_int:
+        n = postprocess.floating_to_integer(x, config.rounding)
+        lo, hi = ref.fmt(out).int_range
+        if not -256 <= n <= 255 or not lo <= n + steps.offset <= hi:
+            return "overflow"
+        if n == x:
+            return "exact"
+        return "tie" if x.denominator == 2 else "inexact"
+    return float_result_class(out, x, steps.word & ((1 << ref.fmt(out).width) - 1), steps.flags)
+
+
+def capped(tagged, limit: int) -> list:
+    """[(element, tag), ...] -> at most ``limit`` elements in input order, keeping the first
+    element of every tag (so that no class drops out of a capped tile)."""
+    tagged = list(tagged)
+    seen, first = set(), set()
+    for i, (_, tag) in enumerate(tagged):
+        if tag not in seen:
+            seen.add(tag)
+            first.add(i)
+    room = limit - len(first)
+    out = []
+    for i, (element, _) in enumerate(tagged):
+        if i in first or room > 0:
+            room -= i not in first
+            out.append(element)
+    return out
+
+
+def isolation_sets(items, limit: int) -> dict:
+    """[(element, class, flags), ...] -> {isolation key: its elements (at most ``limit``,
+    every class kept)}, keys in first-seen order; empty when the configuration needs no
+    isolation (no element raises a flag, or all fall under one key)."""
     groups: dict = {}
-    for element, key in keyed:
-        groups.setdefault(key, []).append(element)
-    return groups
-
-
-def needs_isolation(groups: dict) -> bool:
-    """A configuration whose elements raise some flag and fall under more than one key."""
-    return len(groups) > 1 and any(key != NOFLAG for key in groups)
+    for element, value_class, flags in items:
+        groups.setdefault(isolation_key(value_class, flags), []).append((element, value_class))
+    if len(groups) < 2 or list(groups) == [NOFLAG]:
+        return {}
+    return {key: capped(members, limit) for key, members in groups.items()}

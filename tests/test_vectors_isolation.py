@@ -1,0 +1,162 @@
+"""Flag isolation in the shipped generated vectors: every value class stands alone somewhere.
+
+NumericStatus is the sticky OR over a tile, so a flag one value class forgets or wrongly
+raises hides behind another class in a mixed tile. For every configuration of the
+generated files (TCVT pair + RMode + Sat + Canonicalize, TQUANT type + RMode + Sat +
+multiplier + zero point, floating TMULS type + scalar, TGEMV_MX_ACC post-processing modes
++ parameters + RMode + Sat) this reads each case's elements from the vector itself,
+classifies each element with the independent reference (vectors/reference/value_classes.py:
+class and flags from numeric.py / postprocess.py, not from any expectation in the file),
+and requires: when the configuration raises a flag and mixes isolation keys, every
+(class, flags) of its elements is the only key of some shipped case of that configuration
+that holds an element of the class (flag-free elements share one key). It prints the
+isolation table (run with -s to see it).
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+import pytest
+import yaml
+
+from pto_avs.contract.loader import VECTORS_DIR
+from pto_avs.vectors.reference import generate_numeric as gen
+from pto_avs.vectors.reference import generate_postprocess as gen_pp
+from pto_avs.vectors.reference import numeric as ref
+from pto_avs.vectors.reference import postprocess as pp
+from pto_avs.vectors.reference import value_classes as classes
+
+# The classes issue 13 names (NaN, sNaN, +-Inf, +-0, negative into unsigned, subnormal
+# results, exact, inexact, overflow, tie) and the others the generated vectors hold.
+REQUIRED = ("qnan", "snan", "pos-inf", "neg-inf", "pos-zero", "neg-zero", "negative-to-unsigned",
+            "small-negative-to-unsigned", "subnormal", "underflow-to-zero", "exact", "inexact",
+            "overflow", "tie", "relu-zeroed", "inf-times-zero")
+OPERATIONS = ("TCVT", "TQUANT", "TMULS", "POSTPROCESS")
+Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _datr(program: str) -> list[str]:
+    match = re.search(r"^B\.DATR (.*)$", program, re.M)
+    return [f.strip() for f in match.group(1).split(",")] if match else []
+
+
+def _element_bits(dtype: str, word: int) -> int:
+    return word & ((1 << ref.fmt(dtype).width) - 1)
+
+
+def _signed_low_byte(word: int, dtype: str) -> int:
+    low = word & 0xFF
+    return low - 256 if dtype == "S8" and low >= 128 else low
+
+
+def tcvt(case):
+    src_tile, dst = case["state"]["tiles"][0], case["expect"]["tiles"][0]["dtype"]
+    src = src_tile["dtype"]
+    fields = _datr(case["program"])
+    mode, sat, canon = fields[1], fields[2] == "Sat=1", "Canon=1" in fields
+    codes = [_element_bits(src, w) for row in src_tile["data"] for w in row]
+    return (src, dst, mode, sat, canon), [
+        (classes.tcvt_class(src, dst, c, mode, sat, canon), ref.convert(src, dst, c, mode, sat, canon)[1])
+        for c in codes]
+
+
+def tquant(case):
+    dst, mode, sat = _datr(case["program"])
+    sat = sat == "Sat=1"
+    gprs = case["state"].get("gprs", {})
+    m_bits, zp = gprs.get(5, 0x3F800000), _signed_low_byte(gprs.get(6, 0), dst)
+    codes = case["state"]["tiles"][0]["data"][0]
+    return (dst, mode, sat, m_bits, zp), [
+        (classes.tquant_class(c, m_bits, zp, dst, mode), ref.quantize(c, m_bits, zp, dst, mode, sat)[1])
+        for c in codes]
+
+
+def tmuls(case):
+    tile = case["state"]["tiles"][0]
+    dtype = tile["dtype"]
+    if ref.fmt(dtype).is_int:
+        return None  # integer TMULS raises no flag
+    scalar = _element_bits(dtype, case["state"]["gprs"][5])
+    codes = [_element_bits(dtype, w) for row in tile["data"] for w in row]
+    return (dtype, scalar), [(classes.tmuls_class(dtype, c, scalar), ref.multiply(dtype, c, scalar)[1])
+                             for c in codes]
+
+
+def postprocess(case):
+    if "PreQuantMode=" not in case["program"]:
+        return None  # the accumulation vectors (PTO-AVS-X-TGEMV-MX-ACC-HW-001)
+    columns = gen_pp.read_case(case)
+    first = columns[0][1]
+    config = (first.mode, first.relu, first.rmode, first.sat,
+              tuple(sorted(case["state"].get("gprs", {}).items())))
+    out = []
+    for c, column in columns:
+        steps = pp.transform(c, column)
+        out.append((classes.postprocess_class(steps, column), steps.flags))
+    return config, out
+
+
+READERS = {"TCVT": ("TCVT", tcvt), "TQUANT": ("TQUANT", tquant), "TMULS": ("TMULS", tmuls),
+           "TGEMV_MX_ACC": ("POSTPROCESS", postprocess)}
+
+
+@pytest.fixture(scope="module")
+def configurations():
+    """{(operation, configuration): [set of (class, key) per case]} of every unsticky case."""
+    out = defaultdict(list)
+    for path in gen.generated_paths(VECTORS_DIR):
+        doc = yaml.load(path.read_text(), Loader=Loader)
+        operation, read = READERS[doc["operation"]]
+        for case in doc["cases"]:
+            if case["state"].get("status"):
+                continue  # a sticky status before the bundle masks flags by design
+            found = read(case)
+            if found is None:
+                continue
+            config, elements = found
+            out[(operation, config)].append(
+                {(cls, classes.isolation_key(cls, flags)) for cls, flags in elements})
+    return out
+
+
+def isolation_table(configurations) -> tuple[dict, list]:
+    """{class: {operation: [isolated, needed]}} and the (operation, config, class, key) left
+    without an isolating case."""
+    table = defaultdict(lambda: {op: [0, 0] for op in OPERATIONS})
+    missing = []
+    for (operation, config), cases in configurations.items():
+        present = set().union(*cases)
+        keys = {key for _, key in present}
+        if len(keys) < 2 or keys == {classes.NOFLAG}:
+            continue
+        for cls, key in sorted(present):
+            isolated = any({k for _, k in case} == {key} and (cls, key) in case for case in cases)
+            table[cls][operation][1] += 1
+            table[cls][operation][0] += isolated
+            if not isolated:
+                missing.append((operation, config, cls, classes.key_label(key)))
+    return table, missing
+
+
+def test_every_value_class_is_isolated_in_every_configuration(configurations):
+    table, missing = isolation_table(configurations)
+    lines = [f"{'class':28s}" + "".join(f"{op:>14s}" for op in OPERATIONS)]
+    for cls in sorted(table):
+        lines.append(f"{cls:28s}" + "".join(
+            f"{'%d/%d' % tuple(table[cls][op]) if table[cls][op][1] else '-':>14s}" for op in OPERATIONS))
+    print("\nisolated/needed: configurations whose mixed tile holds the class, and how many of them "
+          "also have a case that holds that class (with its flags) alone\n" + "\n".join(lines))
+    assert not missing, f"{len(missing)} (configuration, class) pairs are never isolated, e.g. {missing[:5]}"
+    assert set(REQUIRED) <= set(table), sorted(set(REQUIRED) - set(table))
+
+
+def test_a_mixed_tile_hides_what_isolation_shows(configurations):
+    """The rule can fail: the mixed TCVT FP32 -> S32 NONE tile holds NaN (NV) together with
+    out-of-range values (NV), and only an isolating case shows NaN's NV on its own."""
+    cases = configurations[("TCVT", ("FP32", "S32", "NONE", False, False))]
+    mixed = max(cases, key=len)
+    assert ("qnan", ("qnan", ref.NV)) in mixed and ("overflow", ("overflow", ref.NV)) in mixed
+    without = [case for case in cases if {k for _, k in case} != {("qnan", ref.NV)}]
+    _, missing = isolation_table({("TCVT", "FP32->S32"): without})
+    assert ("TCVT", "FP32->S32", "qnan", "qnan-nv") in missing
