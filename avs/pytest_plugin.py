@@ -30,6 +30,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
+import sys
+import threading
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Optional
@@ -634,15 +638,49 @@ def pytest_collection_modifyitems(config, items):
 # outcomes, recording, summary
 
 
+def _stopped_early(session, exitstatus) -> str:
+    """Why the session did not run everything it selected ('' when it did)."""
+    if exitstatus == pytest.ExitCode.INTERRUPTED:
+        return f"run interrupted{': ' + str(session.shouldstop) if isinstance(session.shouldstop, str) else ''}"
+    reason = session.shouldfail or session.shouldstop
+    return f"run stopped early: {reason}" if reason else ""
+
+
+def _watch_controller(poll: float = 0.1) -> None:
+    """xdist worker: when the controller process dies (its parent changes), stop at once,
+    killing its device processes and writing nothing more (no result, report or recording)."""
+    from pto_avs.plugins.process import kill_all_devices
+
+    parent = os.getppid()
+    if parent <= 1:
+        return
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(poll)
+        # Keep the GIL from here to the exit: no other thread may run on (a test seeing its
+        # device die would otherwise report, and write, a result).
+        sys.setswitchinterval(60)
+        kill_all_devices()
+        os._exit(3)
+
+    threading.Thread(target=watch, name="pto-avs-controller-watch", daemon=True).start()
+
+
 class Tally:
     """Counts outcomes and unobserved aspects from reports (on the xdist controller, from the
-    workers' reports), gathers the workers' recordings, and prints the summary."""
+    workers' reports), gathers the workers' recordings, writes the recording (marked
+    incomplete when the run was cut short) and prints the summary."""
 
     def __init__(self, config):
         self.config = config
         self.outcomes: Counter = Counter()
         self.unobserved: Counter = Counter()
         self.worker_recordings: list[str] = []  # JSON texts
+        self.lost_workers: list[str] = []  # workers that went down without handing their recording
+        self.record_note: Optional[str] = None  # the summary line about --record
+        if hasattr(config, "workerinput"):
+            _watch_controller()
 
     def pytest_runtest_logreport(self, report):
         props = dict(report.user_properties)
@@ -654,12 +692,16 @@ class Tally:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error):
-        """xdist controller: keep what a worker recorded."""
+        """xdist controller: keep what a worker recorded; a worker that went down without
+        handing its recording over (it crashed) makes the recording incomplete."""
         text = getattr(node, "workeroutput", {}).get(RECORDING_OUTPUT)
-        if text:
+        if text is None:
+            gateway = getattr(node, "gateway", None)
+            self.lost_workers.append(f"worker {getattr(gateway, 'id', node)} went down ({error or 'no recording'})")
+        elif text:
             self.worker_recordings.append(text)
 
-    def pytest_sessionfinish(self, session):
+    def pytest_sessionfinish(self, session, exitstatus):
         suite = self.config.stash.get(SUITE_KEY, None)
         if suite is not None:
             suite.close()
@@ -667,29 +709,50 @@ class Tally:
             return
         from pto_avs.plugins.replay import Recording
 
+        stopped = _stopped_early(session, exitstatus)
         if hasattr(self.config, "workerinput"):  # xdist worker: hand the recording to the controller
+            recording = Recording()
             if suite is not None:
-                self.config.workeroutput[RECORDING_OUTPUT] = json.dumps(suite.recording.to_json())
+                recording.merge(suite.recording)
+                recording.mark_incomplete(stopped)
+            self.config.workeroutput[RECORDING_OUTPUT] = "" if suite is None else json.dumps(recording.to_json())
             return
-        if suite is None and not self.worker_recordings:
+        if suite is None and not self.worker_recordings and not stopped:
             return  # the conformance suite did not run: nothing to record
         recording = Recording()
         if suite is not None:
             recording.merge(suite.recording)
         for text in self.worker_recordings:
             recording.merge(Recording.from_json(json.loads(text)))
-        recording.write(Path(self.config.option.avs_record))
+        recording.mark_incomplete(stopped)
+        for lost in self.lost_workers:
+            recording.mark_incomplete(lost)
+        self.record_note = self._write_recording(recording, Path(self.config.option.avs_record))
+
+    @staticmethod
+    def _write_recording(recording, path: Path) -> str:
+        """Write the recording (unless an incomplete one holds nothing); the summary line that says what happened."""
+        answers = sum(len(entry["cases"]) for entry in recording.devices.values())
+        if not recording.complete and not answers:
+            return f"pto-avs: {recording.incomplete}; no device answers were gathered: nothing written to {path}"
+        try:
+            recording.write(path)
+        except OSError as exc:
+            return f"pto-avs: cannot write the recording {path}: {exc}"
+        if recording.complete:
+            return f"pto-avs: device answers recorded to {path}"
+        return (f"pto-avs: INCOMPLETE recording ({recording.incomplete}): {answers} answer(s) written to {path}, "
+                f"marked incomplete; replay refuses it unless asked: --device replay:partial:{path}")
 
     def pytest_terminal_summary(self, terminalreporter):
-        if not self.outcomes:
-            return
-        parts = [f"{self.outcomes[o]} {o}" for o in OUTCOMES if self.outcomes[o]]
-        line = "pto-avs: " + ", ".join(parts)
-        if self.unobserved:
-            total = sum(self.unobserved.values())
-            detail = ", ".join(f"{a} {n}" for a, n in sorted(self.unobserved.items()))
-            line += f"; {total} aspect(s) not observable in passing cases ({detail})"
-        terminalreporter.write_sep("-", "pto-avs outcomes")
-        terminalreporter.write_line(line)
-        if self.config.option.avs_record:
-            terminalreporter.write_line(f"pto-avs: device answers recorded to {self.config.option.avs_record}")
+        if self.outcomes:
+            parts = [f"{self.outcomes[o]} {o}" for o in OUTCOMES if self.outcomes[o]]
+            line = "pto-avs: " + ", ".join(parts)
+            if self.unobserved:
+                total = sum(self.unobserved.values())
+                detail = ", ".join(f"{a} {n}" for a, n in sorted(self.unobserved.items()))
+                line += f"; {total} aspect(s) not observable in passing cases ({detail})"
+            terminalreporter.write_sep("-", "pto-avs outcomes")
+            terminalreporter.write_line(line)
+        if self.record_note:  # said only once the file is written (or that it was not)
+            terminalreporter.write_line(self.record_note)

@@ -59,6 +59,20 @@ class VersionError(ProtocolError):
     """The device speaks another major version of the protocol."""
 
 
+_RUNNING: "weakref.WeakSet[_Process]" = weakref.WeakSet()
+
+
+def kill_all_devices() -> None:
+    """SIGKILL every device process group this process started, without waiting: for a
+    runner that must stop at once (the signals are sent before this returns)."""
+    for process in list(_RUNNING):
+        if process.popen.poll() is None:
+            try:
+                os.killpg(process.popen.pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
 class _Process:
     """One running device program: JSON lines in and out, the tail of its stderr kept."""
 
@@ -77,6 +91,7 @@ class _Process:
         self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
         self._stderr_reader.start()
         self._finalizer = weakref.finalize(self, _kill_group, self.popen)
+        _RUNNING.add(self)
 
     def _read_stdout(self) -> None:
         try:

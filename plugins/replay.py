@@ -6,6 +6,12 @@ support the case. ``pytest avs/ --device replay:FILE`` later judges those answer
 against the current vectors without the device. A recording of several devices
 needs the device's label: ``--device replay:FILE@golden:hw-ieee``.
 
+A run that was cut short (interrupted, stopped early, a worker lost) writes its
+recording marked incomplete (``"complete": false`` and the reason in
+``"incomplete"``). Replay refuses such a file, since every case the run never
+reached would be reported not supported, unless asked for a partial replay:
+``--device replay:partial:FILE``.
+
 Every recorded answer carries a digest of what the case ran (operation, initial
 state, program). A case that is missing from the recording, or whose state or
 program changed since it was recorded, is *not supported* by the replay device;
@@ -15,6 +21,8 @@ an answer is taken for the case of that ID as it is.
 File format (JSON)::
 
     {"format": "pto-avs-recording/1",
+     "complete": true,               (false, with "incomplete": "<why>", for a run cut short;
+                                      absent: complete)
      "devices": {"<label>": {"capabilities": {...},
                              "cases": {"<vector id>::<case>": {"digest": "<sha256>",
                                                                "observation": {...}}
@@ -34,6 +42,7 @@ from pto_avs.contract.case import Case, Observation
 from pto_avs.plugins.base import Capabilities, Device
 
 RECORDING_FORMAT = "pto-avs-recording/1"
+PARTIAL = "partial:"  # replay:partial:FILE replays an incomplete recording
 
 
 def case_digest(case: Case) -> str:
@@ -70,10 +79,20 @@ def _plain(value):
 
 
 class Recording:
-    """Answers of devices, by device label and case ID."""
+    """Answers of devices, by device label and case ID; ``incomplete`` says why the run
+    that made it was cut short (empty: it was not)."""
 
-    def __init__(self, devices: Optional[dict] = None):
+    def __init__(self, devices: Optional[dict] = None, incomplete: str = ""):
         self.devices: dict[str, dict] = devices or {}
+        self.incomplete = incomplete
+
+    @property
+    def complete(self) -> bool:
+        return not self.incomplete
+
+    def mark_incomplete(self, reason: str) -> None:
+        if reason and reason not in self.incomplete.split("; "):
+            self.incomplete = f"{self.incomplete}; {reason}" if self.incomplete else reason
 
     def _device(self, label: str, caps: Capabilities) -> dict:
         return self.devices.setdefault(label, {"capabilities": capabilities_to_json(caps), "cases": {}})
@@ -90,11 +109,16 @@ class Recording:
         for label, entry in other.devices.items():
             mine = self.devices.setdefault(label, {"capabilities": entry["capabilities"], "cases": {}})
             mine["cases"].update(entry["cases"])
+        for reason in filter(None, other.incomplete.split("; ")):
+            self.mark_incomplete(reason)
 
     def to_json(self) -> dict:
         devices = {label: {"capabilities": e["capabilities"], "cases": dict(sorted(e["cases"].items()))}
                    for label, e in sorted(self.devices.items())}
-        return {"format": RECORDING_FORMAT, "devices": devices}
+        header = {"format": RECORDING_FORMAT, "complete": self.complete}
+        if self.incomplete:
+            header["incomplete"] = self.incomplete
+        return {**header, "devices": devices}
 
     @classmethod
     def from_json(cls, data) -> "Recording":
@@ -105,7 +129,13 @@ class Recording:
                 isinstance(e, dict) and isinstance(e.get("capabilities"), dict) and isinstance(e.get("cases"), dict)
                 for e in devices.values()):
             raise ValueError("'devices' must map labels to {capabilities, cases}")
-        return cls(devices)
+        complete = data.get("complete", True)
+        if not isinstance(complete, bool):
+            raise ValueError("'complete' must be true or false")
+        reason = data.get("incomplete")
+        if not complete and not (isinstance(reason, str) and reason):
+            reason = "the recording says it is incomplete"
+        return cls(devices, "" if complete else reason)
 
     def write(self, path: Path) -> None:
         """Write the whole file or nothing: a temporary file beside it, then an atomic rename.
@@ -173,15 +203,23 @@ class ReplayDevice(Device):
 
 
 def open_device(arg: Optional[str]) -> ReplayDevice:
-    """``FILE`` (a recording of one device) or ``FILE@LABEL`` (one of several)."""
+    """``FILE`` (a recording of one device) or ``FILE@LABEL`` (one of several), each
+    optionally after ``partial:`` to replay a recording marked incomplete."""
     if not arg:
-        raise ValueError("replay needs a recording: --device replay:FILE[@DEVICE]")
+        raise ValueError("replay needs a recording: --device replay:[partial:]FILE[@DEVICE]")
+    partial = arg.startswith(PARTIAL) and not Path(arg).is_file()
+    if partial:
+        arg = arg[len(PARTIAL):]
     path, label = arg, None
     if not Path(arg).is_file():  # FILE@LABEL; a label may itself contain '@' (a replayed replay)
         splits = [i for i, ch in enumerate(arg) if ch == "@" and Path(arg[:i]).is_file()]
         if splits:
             path, label = arg[:splits[0]], arg[splits[0] + 1:]
     recording = Recording.read(Path(path))
+    if not recording.complete and not partial:
+        raise ValueError(f"recording {path} is incomplete ({recording.incomplete}): cases its run never reached "
+                         f"would all be reported not supported. To replay the answers it holds anyway: "
+                         f"--device replay:{PARTIAL}{arg}")
     labels = sorted(recording.devices)
     if label is None:
         if len(labels) != 1:

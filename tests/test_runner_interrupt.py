@@ -1,0 +1,225 @@
+"""Interrupted runs (issue 12): ``pytest avs/ -n 2 --record F --alluredir D`` stopped by
+SIGINT, SIGTERM or the death of its controller.
+
+- "device answers recorded to F" is printed only when F exists and is complete;
+- a run cut short writes F marked incomplete in its header (or not at all), and
+  ``replay:F`` refuses it unless asked for a partial replay (``replay:partial:F``);
+- when the controller dies, the xdist workers stop at once and write nothing more.
+
+The device is a small JSON-lines program that takes its time over every request, so
+the run is still going when it is signalled; what it answers does not matter here.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from pto_avs.plugins.base import open_device
+from pto_avs.plugins.replay import Recording
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = 400
+RECORDED = "device answers recorded to"
+
+SLOW_DEVICE = textwrap.dedent('''
+    import json, sys, time
+    pause = float(sys.argv[1])
+    print(json.dumps({"type": "hello", "protocol": "pto-avs-device", "version": "1.0", "device": "slow",
+                      "capabilities": {"profile": "pto-v0", "operations": ["TMULS"], "direct_calls": True}}),
+          flush=True)
+    for line in sys.stdin:
+        request = json.loads(line)
+        if request["type"] != "execute":
+            break
+        time.sleep(pause)
+        results = [{"id": case["id"], "observation": {"fault": None, "flags": 0, "tiles": {}}}
+                   for case in request["cases"]]
+        print(json.dumps({"type": "results", "batch": request["batch"], "results": results}), flush=True)
+''')
+
+VECTOR_HEAD = textwrap.dedent('''
+    format: pto-avs-vector/1
+    id: PTO-AVS-X-INTERRUPT-TMULS-001
+    operation: TMULS
+    kind: execution
+    exercises: [ADR-0081, PTO-INST-TILE-TMULS]
+    provenance: Hand derivation, U8 7 times 3 is 21.
+    cases:
+''')
+VECTOR_CASE = textwrap.dedent('''
+      - name: u8-seven-times-three-{n}
+        profiles: [pto-v0]
+        source: hand
+        reference: 7 * 3 = 21 < 256
+        state:
+          tiles:
+            - {{index: 0, dtype: U8, capacity: 128, cols: 8, valid: [1, 1], data: [[7]]}}
+            - {{index: 1, dtype: U8, capacity: 128, cols: 8, valid: [1, 1], defined: none}}
+        program:
+          - {{call: TMULS, dst: 1, src: 0, scalar: 3}}
+        expect:
+          tiles:
+            - {{index: 1, data: [[21]]}}
+''')
+
+
+class Run:
+    """``pytest avs/ -n 2 --record F --alluredir D`` on the slow device, in its own session."""
+
+    def __init__(self, tmp_path: Path, pause: float, workers: int = 2):
+        (tmp_path / "vectors").mkdir()
+        (tmp_path / "vectors" / "PTO-AVS-X-INTERRUPT-TMULS-001.yaml").write_text(
+            VECTOR_HEAD + "".join(VECTOR_CASE.format(n=n) for n in range(CASES)))
+        (tmp_path / "slow.py").write_text(SLOW_DEVICE)
+        self.record = tmp_path / "F.json"
+        self.alluredir = tmp_path / "D"
+        command = [sys.executable, "-m", "pytest", "avs/", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
+                   "--vectors-only", "--vectors", str(tmp_path / "vectors"), "--batch-size", "1",
+                   "--device", f"process:{sys.executable} {tmp_path / 'slow.py'} {pause}",
+                   "--record", str(self.record), "--alluredir", str(self.alluredir)]
+        if workers:
+            command += ["-n", str(workers)]
+        self.log = open(tmp_path / "out.txt", "w+")
+        self.process = subprocess.Popen(command, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
+
+    def results(self) -> set:
+        try:
+            return {p.name for p in self.alluredir.iterdir() if p.name.endswith("-result.json")}
+        except FileNotFoundError:
+            return set()
+
+    def wait_for_results(self, count: int, timeout: float = 240) -> set:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = self.results()
+            if len(found) >= count:
+                return found
+            assert self.process.poll() is None, self.output()
+            time.sleep(0.02)
+        pytest.fail(f"fewer than {count} results after {timeout} s:\n{self.output()}")
+
+    def workers(self) -> list[int]:
+        """The controller's child processes (its xdist workers)."""
+        children = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    stat = (entry / "stat").read_text()
+                except OSError:
+                    continue
+                if int(stat.rpartition(")")[2].split()[1]) == self.process.pid:
+                    children.append(int(entry.name))
+        return children
+
+    def output(self) -> str:
+        self.log.seek(0)
+        return self.log.read()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+        self.log.close()
+
+
+@pytest.fixture
+def run(tmp_path):
+    runs = []
+
+    def start(pause: float, workers: int = 2) -> Run:
+        runs.append(Run(tmp_path, pause, workers))
+        return runs[-1]
+
+    yield start
+    for r in runs:
+        r.stop()
+
+
+def alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def assert_incomplete_or_absent(path: Path, output: str) -> None:
+    """F is not there, or it says it is incomplete and replay refuses it unless asked."""
+    assert RECORDED not in output, output
+    if not path.exists():
+        return
+    header = json.loads(path.read_text())
+    assert header["complete"] is False and header["incomplete"].startswith("run interrupted"), header
+    assert f"INCOMPLETE recording (run interrupted" in output and f"replay:partial:{path}" in output, output
+    with pytest.raises(ValueError, match=r"is incomplete \(run interrupted.*--device replay:partial:"):
+        open_device(f"replay:{path}")
+    device = open_device(f"replay:partial:{path}")
+    assert device.cases, "a partial replay plays the answers the file holds"
+
+
+def test_sigint_to_the_controller(run):
+    r = run(pause=0.2)
+    r.wait_for_results(6)
+    r.process.send_signal(signal.SIGINT)
+    assert r.process.wait(timeout=120) == 2, r.output()
+    assert_incomplete_or_absent(r.record, r.output())
+
+
+def test_sigint_to_the_whole_run(run):
+    """Ctrl-C in a terminal: the controller and its workers all get SIGINT."""
+    r = run(pause=0.2)
+    r.wait_for_results(6)
+    os.killpg(r.process.pid, signal.SIGINT)
+    assert r.process.wait(timeout=120) == 2, r.output()
+    assert_incomplete_or_absent(r.record, r.output())
+
+
+def test_sigint_without_xdist_writes_an_incomplete_recording(run):
+    r = run(pause=0.05, workers=0)
+    r.wait_for_results(6)
+    r.process.send_signal(signal.SIGINT)
+    assert r.process.wait(timeout=120) == 2, r.output()
+    assert r.record.exists(), r.output()
+    assert_incomplete_or_absent(r.record, r.output())
+    assert len(Recording.read(r.record).devices.popitem()[1]["cases"]) >= 6
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
+def test_workers_stop_when_the_controller_dies(run, how):
+    """Each request takes the device 3 s. The controller dies just after a result was written,
+    while both workers wait for their next answer: they must be gone within a second, and
+    nothing may appear in the results folder afterwards (no result of the case in flight)."""
+    r = run(pause=3.0)
+    r.wait_for_results(2)
+    time.sleep(0.5)  # the results of those answers are written; the next answers are 2.5 s away
+    before = r.results()
+    workers = r.workers()
+    assert len(workers) == 2, workers
+    r.process.send_signal(how)
+    r.process.wait(timeout=30)
+    deadline = time.monotonic() + 1.0
+    while any(map(alive, workers)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not any(map(alive, workers)), f"workers {workers} still run after the controller died"
+    time.sleep(4.0)  # past the answer the device was computing
+    assert r.results() - before == set()
+    assert RECORDED not in r.output() and not r.record.exists()
+
+
+def test_a_complete_run_says_recorded(run):
+    r = run(pause=0.0)
+    assert r.process.wait(timeout=600) == 1, r.output()  # every case fails: the device observes nothing
+    output = r.output()
+    assert f"{RECORDED} {r.record}" in output and "INCOMPLETE" not in output
+    saved = Recording.read(r.record)
+    assert saved.complete and json.loads(r.record.read_text())["complete"] is True
+    assert len(saved.devices.popitem()[1]["cases"]) == CASES
