@@ -229,6 +229,9 @@ def case_function(number: int, case: Case) -> tuple[str, list[str]]:
     when the case cannot be written)."""
     steps = program_steps(case.program)
     body = _state_lines(case.state)
+    # SPEC-CHOICE: the program ends at the first step not executed. The spec keeps the block open
+    # (the trap context saves it; a later BSTART would first commit it), but a vector's program ends at
+    # its first fault, so nothing ever continues it (vectors/SPEC-CHOICES.md, open block after a fault).
     body += [f"if !{call} then return TRUE; end;" for call, _ in steps]
     text = (f"// {case.id}\nfunc AVSCase{number}() => boolean\nbegin\n"
             + "".join(f"    {line}\n" for line in body) + "    return TRUE;\nend;\n")
