@@ -471,11 +471,15 @@ def pytest_terminal_summary(terminalreporter, config):
                                     "-k/--adr selects none of their cases")
 
 
+_MARKS: dict = {}  # marker name -> its MarkDecorator (made once: thousands of items share a few)
+
+
 def _add_markers(node, operation: Optional[str], kind: Optional[str]) -> None:
-    if operation in OPERATION_MARKERS:
-        node.add_marker(OPERATION_MARKERS[operation])
-    if kind in KINDS:
-        node.add_marker(kind_marker(kind))
+    for name in (OPERATION_MARKERS.get(operation), kind_marker(kind) if kind in KINDS else None):
+        if name:
+            if name not in _MARKS:
+                _MARKS[name] = getattr(pytest.mark, name)
+            node.add_marker(_MARKS[name])
 
 
 class VectorCollector(pytest.Collector):

@@ -21,12 +21,9 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Iterable, Optional
-
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import ValidationError, best_match
 
 from pto_avs.contract import spec_data, yaml_reader
 from pto_avs.contract.case import PROFILES, Case
@@ -124,25 +121,31 @@ def default_catalog() -> Catalog:
 # ---------------------------------------------------------------------------
 # schema
 
-# A YAML float such as 1.0 is not an integer here: bits are never written as floats.
-_TYPE_CHECKER = Draft202012Validator.TYPE_CHECKER.redefine(
-    "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool))
 _INTEGER_ITEM_KEYS = {"type", "minimum", "maximum", "x-expected"}
-_ITEMS = Draft202012Validator.VALIDATORS["items"]
 
 
-def _items(validator, items, instance, schema):
-    """``items`` with a fast path for rows of bounded integers (the bulk of every vector):
-    only a row holding a bad value goes through the general (per-element) validation."""
-    if (isinstance(items, dict) and items.get("type") == "integer" and items.keys() <= _INTEGER_ITEM_KEYS
-            and isinstance(instance, list)):
-        low, high = items.get("minimum", -float("inf")), items.get("maximum", float("inf"))
-        if all(type(v) is int and low <= v <= high for v in instance):
-            return
-    yield from _ITEMS(validator, items, instance, schema)
+@lru_cache(maxsize=None)
+def _validator_class():
+    """jsonschema's 2020-12 validator as the vector schema means it (imported only when a file
+    is validated: a run served from the cache does without jsonschema)."""
+    from jsonschema import Draft202012Validator, validators
 
+    items_keyword = Draft202012Validator.VALIDATORS["items"]
 
-_Validator = validators.extend(Draft202012Validator, validators={"items": _items}, type_checker=_TYPE_CHECKER)
+    def items_of_integers(validator, items, instance, schema):
+        """``items`` with a fast path for rows of bounded integers (the bulk of every vector):
+        only a row holding a bad value goes through the general (per-element) validation."""
+        if (isinstance(items, dict) and items.get("type") == "integer" and items.keys() <= _INTEGER_ITEM_KEYS
+                and isinstance(instance, list)):
+            low, high = items.get("minimum", -float("inf")), items.get("maximum", float("inf"))
+            if all(type(v) is int and low <= v <= high for v in instance):
+                return
+        yield from items_keyword(validator, items, instance, schema)
+
+    # A YAML float such as 1.0 is not an integer here: bits are never written as floats.
+    integers = Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool))
+    return validators.extend(Draft202012Validator, validators={"items": items_of_integers}, type_checker=integers)
 
 
 def _inline_refs(node, defs: dict):
@@ -173,18 +176,41 @@ class SchemaCheck:
     case costs ``MAX_SCHEMA_ERRORS`` errors, not one per value."""
 
     def __init__(self, schema: dict, digest: str):
-        defs = schema.get("$defs", {})
-        self.digest = digest
-        self.whole = _Validator(_inline_refs(schema, defs))
-        self._fast = _compiled(schema)
+        self.schema = schema
+        self.digest = digest  # what a cache key needs; the validators are built on first use
         cases = schema.get("properties", {}).get("cases", {})
         self.parts = cases.get("items") == {"$ref": "#/$defs/case"}
-        if self.parts:
-            shallow = copy.deepcopy(schema)
-            shallow["properties"]["cases"]["items"] = {}
-            self._file = _Validator(_inline_refs(shallow, defs))
-            self._case = _Validator(_inline_refs(defs["case"], defs))
-            self._fast_case = _compiled({"$defs": defs, "$ref": "#/$defs/case"})
+
+    @cached_property
+    def _class(self):
+        validator_class = _validator_class()
+        validator_class.check_schema(self.schema)
+        return validator_class
+
+    def _python(self, schema: dict):
+        return self._class(_inline_refs(schema, self.schema.get("$defs", {})))
+
+    @cached_property
+    def whole(self):
+        return self._python(self.schema)
+
+    @cached_property
+    def _fast(self):
+        return _compiled(self.schema)
+
+    @cached_property
+    def _file(self):
+        shallow = copy.deepcopy(self.schema)
+        shallow["properties"]["cases"]["items"] = {}
+        return self._python(shallow)
+
+    @cached_property
+    def _case(self):
+        return self._python(self.schema["$defs"]["case"])
+
+    @cached_property
+    def _fast_case(self):
+        return _compiled({"$defs": self.schema["$defs"], "$ref": "#/$defs/case"})
 
     @staticmethod
     def _accepts(fast, python, instance, json_only: bool) -> bool:
@@ -217,9 +243,7 @@ class SchemaCheck:
 @lru_cache(maxsize=None)
 def schema_validator(path: Path = SCHEMA_PATH) -> SchemaCheck:
     text = Path(path).read_bytes()
-    schema = json.loads(text)
-    Draft202012Validator.check_schema(schema)
-    return SchemaCheck(schema, hashlib.sha256(text).hexdigest())
+    return SchemaCheck(json.loads(text), hashlib.sha256(text).hexdigest())
 
 
 def field_path(parts: Iterable) -> str:
@@ -240,7 +264,7 @@ def _short(value, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _problem(error: ValidationError) -> tuple[list, str]:
+def _problem(error) -> tuple[list, str]:
     """The field path and the readable problem of one schema error."""
     path = list(error.absolute_path)
     schema = error.schema if isinstance(error.schema, dict) else {}
@@ -280,9 +304,12 @@ def _problem(error: ValidationError) -> tuple[list, str]:
     return path, error.message
 
 
-def _best_problem(errors: list[ValidationError]) -> tuple[list, str]:
-    """One problem for a group of errors: the shallowest (best_match), and inside an anyOf the
-    branch that applies to the value's type (a call with a misspelt field reports that field)."""
+def _best_problem(errors: list) -> tuple[list, str]:
+    """One problem for a group of (jsonschema) errors: the shallowest (best_match), and inside
+    an anyOf the branch that applies to the value's type (a call with a misspelt field reports
+    that field)."""
+    from jsonschema.exceptions import best_match
+
     error = best_match(errors)
     while error.context:
         applicable = [e for e in error.context

@@ -16,6 +16,7 @@ written) turns caching off: every file is loaded from its text.
 """
 from __future__ import annotations
 
+import gc
 import hashlib
 import marshal
 import os
@@ -125,6 +126,8 @@ class VectorCache:
 
     def get(self, key: str):
         path = self._path(key)
+        collecting = gc.isenabled()
+        gc.disable()  # (thousands of fresh containers: the cycle collector would only slow this)
         try:
             with open(path, "rb") as handle:
                 stored_key, value = marshal.loads(handle.read())  # (marshal.load reads in small pieces)
@@ -133,6 +136,9 @@ class VectorCache:
         except (OSError, EOFError, ValueError, TypeError):
             self.misses += 1
             return None
+        finally:
+            if collecting:
+                gc.enable()
         self.hits += 1
         self._touch(path)
         return value

@@ -168,7 +168,7 @@ def read(text: str):
     """The single YAML document of ``text`` as plain data, and whether every value is of a
     JSON type. Raises ``YamlProblem``."""
     collecting = gc.isenabled()
-    gc.disable()  # the node graph is acyclic but large: the cycle collector would rescan it many times
+    gc.disable()  # many short-lived nodes: the cycle collector would rescan them again and again
     loader = _Composer(text)
     try:
         try:
