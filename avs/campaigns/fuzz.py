@@ -83,26 +83,40 @@ class Judge:
 
     def judge(self, scenario):
         """("unsupported" | "refused" | "golden error" | "agree" | "disagree", detail)."""
+        return self.judge_many([scenario])[0]
+
+    def judge_many(self, scenarios: list) -> list:
+        """``judge`` for each scenario, with one ``execute_batch`` of the device for all of them
+        (a device that starts slowly, such as the spec under aslref, pays its start once)."""
         from pto_avs.contract.compare import compare
         from pto_avs.avs.campaigns.reproducer import expectation, judged_case
 
-        case = self.case(scenario)
-        if self.device.supports(case) is not None:
-            return "unsupported", None
-        golden = self.golden.execute(case)
-        if golden.error is not None:
-            return ("refused" if golden.error.startswith(REFUSED_STATE) else "golden error"), golden.error
-        expect = expectation(golden)
-        judged = judged_case(case, expect)
-        observed = self.device.execute(judged)
-        verdict = compare(judged, observed, self.device.capabilities.aspects)
-        if verdict.outcome not in ("fail", "device error"):
-            return "agree", None
-        aspects = verdict.failed
-        if "payload" in aspects:  # the same wrong values seen through the Word and storage windows
-            aspects = [a for a in aspects if a not in ("carrier", "storage")]
-        signature = (verdict.outcome, tuple(aspects), golden.fault, observed.fault)
-        return "disagree", Disagreement(signature, judged, expect, verdict.report())
+        results: list = [None] * len(scenarios)
+        pending = []  # (position, judged case, expectation, golden observation)
+        for position, scenario in enumerate(scenarios):
+            case = self.case(scenario)
+            if self.device.supports(case) is not None:
+                results[position] = ("unsupported", None)
+                continue
+            golden = self.golden.execute(case)
+            if golden.error is not None:
+                results[position] = (("refused" if golden.error.startswith(REFUSED_STATE) else "golden error"),
+                                     golden.error)
+                continue
+            expect = expectation(golden)
+            pending.append((position, judged_case(case, expect), expect, golden))
+        observations = self.device.execute_batch([judged for _, judged, _, _ in pending]) if pending else []
+        for (position, judged, expect, golden), observed in zip(pending, observations):
+            verdict = compare(judged, observed, self.device.capabilities.aspects)
+            if verdict.outcome not in ("fail", "device error"):
+                results[position] = ("agree", None)
+                continue
+            aspects = verdict.failed
+            if "payload" in aspects:  # the same wrong values seen through the Word and storage windows
+                aspects = [a for a in aspects if a not in ("carrier", "storage")]
+            signature = (verdict.outcome, tuple(aspects), golden.fault, observed.fault)
+            results[position] = ("disagree", Disagreement(signature, judged, expect, verdict.report()))
+        return results
 
 
 def _settings(examples: int, phases):
@@ -113,7 +127,7 @@ def _settings(examples: int, phases):
 
 
 def generate(judge: Judge, strategy, examples: int, seed: int, result: CampaignResult) -> None:
-    """Run ``examples`` examples and count what happened (no shrinking)."""
+    """Draw ``examples`` examples, judge them in one device batch and count what happened (no shrinking)."""
     from hypothesis import Phase, given
     from hypothesis import seed as seeded
 
@@ -121,8 +135,13 @@ def generate(judge: Judge, strategy, examples: int, seed: int, result: CampaignR
     @_settings(examples, [Phase.generate])
     @given(strategy)
     def campaign(scenario):
+        drawn.append(scenario)
+
+    drawn: list = []
+    start = time.perf_counter()
+    campaign()  # draws the examples; they are judged together below, in one device batch
+    for scenario, (status, detail) in zip(drawn, judge.judge_many(drawn)):
         result.examples += 1
-        status, detail = judge.judge(scenario)
         if status == "unsupported":
             result.unsupported += 1
         elif status == "refused":
@@ -135,9 +154,6 @@ def generate(judge: Judge, strategy, examples: int, seed: int, result: CampaignR
             result.disagreements += 1
             result.kinds[detail.signature] = result.kinds.get(detail.signature, 0) + 1
             result.first.setdefault(detail.signature, detail)
-
-    start = time.perf_counter()
-    campaign()
     result.generation_seconds = time.perf_counter() - start
 
 
@@ -160,8 +176,9 @@ def shrink(judge: Judge, strategy, signature: tuple, budget: int, seed: int) -> 
 
 
 def run_campaign(device_spec: str, operation: str, examples: int, seed: int, out: Path,
-                 command: str) -> CampaignResult:
-    """Generate, shrink each kind of disagreement, write the reproducers."""
+                 command: str, shrink_budget: Optional[int] = None) -> CampaignResult:
+    """Generate, shrink each kind of disagreement (``shrink_budget`` examples per kind; default
+    max(2 x examples, 200); 0: keep the first example of each kind), write the reproducers."""
     from pto_avs.avs.campaigns.reproducer import write_reproducer
     from pto_avs.avs.campaigns.scenarios import scenarios
     from pto_avs.plugins.base import open_device
@@ -176,8 +193,9 @@ def run_campaign(device_spec: str, operation: str, examples: int, seed: int, out
         result = CampaignResult()
         generate(judge, strategy, examples, seed, result)
         start = time.perf_counter()
+        budget = max(2 * examples, 200) if shrink_budget is None else shrink_budget
         for signature in result.kinds:
-            found = shrink(judge, strategy, signature, max(2 * examples, 200), seed)
+            found = shrink(judge, strategy, signature, budget, seed) if budget else None
             result.shrunk[signature] = (found or result.first[signature], found is not None)
         result.shrink_seconds = time.perf_counter() - start
         written = {}
@@ -200,6 +218,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--examples", type=int, default=500, metavar="N", help="examples to generate (default 500)")
     parser.add_argument("--seed", type=int, default=None, metavar="S",
                         help="random seed (default: a fresh one, printed so the campaign can be repeated)")
+    parser.add_argument("--shrink-budget", type=int, default=None, metavar="N",
+                        help="examples tried to shrink each kind of disagreement (default max(2 x examples, 200); "
+                             "0 keeps the first example: for devices where each example costs seconds)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
                         help=f"directory for the reproducer vectors (default {DEFAULT_OUT}/)")
 
@@ -212,7 +233,7 @@ def run(args) -> int:
     command = f"pto-avs fuzz --device {args.device} --op {args.op} --examples {args.examples} --seed {seed}"
     print(f"{command} --out {args.out}")
     try:
-        result = run_campaign(args.device, args.op, args.examples, seed, args.out, command)
+        result = run_campaign(args.device, args.op, args.examples, seed, args.out, command, args.shrink_budget)
     except ValueError as exc:
         print(f"pto-avs fuzz: {exc}", file=sys.stderr)
         return 2
