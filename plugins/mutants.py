@@ -513,6 +513,31 @@ def _pad_word_element_bits():
     return (Patch("pto_avs.device_model.ops.common:pad_word", make),)
 
 
+@mutant("postprocess-hif8-rne", "B.FPATR PreQuantMode 25/28 (FP32 -> HiF8) rounds to nearest even "
+        "instead of the fixed round-half-toward-+infinity (RHB)")
+def _postprocess_hif8_rne():
+    def make(original):
+        return lambda mode, rmode: "RNE" if mode in (25, 28) else original(mode, rmode)
+
+    return (Patch("pto_avs.device_model.ops.postprocess:effective_rounding", make),)
+
+
+@mutant("postprocess-tie-no-nx", "the post-processing rounder reports an exact tie as exact, so a "
+        "result halfway between two FP32/FP16/BF16/S8 values raises no NX")
+def _postprocess_tie_no_nx():
+    def make(original):
+        def round_scaled(sig, shift, negative, mode):
+            magnitude, exact = original(sig, shift, negative, mode)
+            right = np.clip(-np.asarray(shift, dtype=np.int64), 0, 62)
+            sig = np.asarray(sig, dtype=np.int64)
+            rest = sig - ((sig >> right) << right)
+            tie = (right > 0) & (rest == (np.int64(1) << np.maximum(right - 1, 0)))
+            return magnitude, exact | tie
+        return round_scaled
+
+    return (Patch("pto_avs.device_model.ops.postprocess:round_scaled", make),)
+
+
 # ---------------------------------------------------------------------------
 # the device
 

@@ -302,8 +302,10 @@ def _convert_integer(word: int, src: str, dst: str) -> int:
 
 
 def _sample_coordinates(valid_rows: int, valid_cols: int, inners: set) -> list:
-    rows = sorted({0, 1, 15, 16} & set(range(valid_rows)))
-    cols = sorted(({0, 1} | {i - 1 for i in inners} | inners) & set(range(valid_cols)))
+    """Whole rows 0, 1, 15, 16 and the last valid row; whole columns 0, 1, either side of
+    each fractal boundary and the last valid column (where valid)."""
+    rows = sorted({0, 1, 15, 16, valid_rows - 1} & set(range(valid_rows)))
+    cols = sorted(({0, 1, valid_cols - 1} | {i - 1 for i in inners} | inners) & set(range(valid_cols)))
     picked = {(r, c) for r in rows for c in range(valid_cols)}
     picked |= {(r, c) for r in range(valid_rows) for c in cols}
     return sorted(picked)
@@ -352,9 +354,10 @@ def layout_case(transform: str, src: str, dst: str, cols: int, valid: tuple) -> 
                             f", crossing the 16-row and the "
                             f"{'/'.join(str(i) for i in sorted(inners))}-column fractal block "
                             "boundaries" if fractal else "") +
-                        ". Storage samples (rows 0, 1, 15, 16 and the columns either side of each "
-                        "fractal boundary, where valid; three padding points) placed by the spec "
-                        "index formula of the destination layout."),
+                        ". Storage samples (rows 0, 1, 15, 16 and the last valid row, the columns 0, "
+                        "1, either side of each fractal boundary and the last valid column, where "
+                        "valid; three padding points) placed by the spec index formula of the "
+                        "destination layout."),
         "profiles": BOTH_PROFILES,
         "source": "reference-generator",
         "reference": f"{GENERATOR} (layout_case, storage_index: digest 3.3, TileLinearIndex in "
