@@ -74,7 +74,7 @@ VECTOR_CASE = textwrap.dedent('''
 class Run:
     """``pytest avs/ -n 2 --record F --alluredir D`` on the slow device, in its own session."""
 
-    def __init__(self, tmp_path: Path, pause: float, workers: int = 2):
+    def __init__(self, tmp_path: Path, pause: float, workers: int = 2, extra: tuple = ()):
         (tmp_path / "vectors").mkdir()
         (tmp_path / "vectors" / "PTO-AVS-X-INTERRUPT-TMULS-001.yaml").write_text(
             VECTOR_HEAD + "".join(VECTOR_CASE.format(n=n) for n in range(CASES)))
@@ -87,6 +87,7 @@ class Run:
                    "--record", str(self.record), "--alluredir", str(self.alluredir)]
         if workers:
             command += ["-n", str(workers)]
+        command += extra
         self.log = open(tmp_path / "out.txt", "w+")
         self.process = subprocess.Popen(command, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
                                         start_new_session=True)
@@ -135,8 +136,8 @@ class Run:
 def run(tmp_path):
     runs = []
 
-    def start(pause: float, workers: int = 2) -> Run:
-        runs.append(Run(tmp_path, pause, workers))
+    def start(pause: float, workers: int = 2, extra: tuple = ()) -> Run:
+        runs.append(Run(tmp_path, pause, workers, extra))
         return runs[-1]
 
     yield start
@@ -223,3 +224,38 @@ def test_a_complete_run_says_recorded(run):
     saved = Recording.read(r.record)
     assert saved.complete and json.loads(r.record.read_text())["complete"] is True
     assert len(saved.devices.popitem()[1]["cases"]) == CASES
+
+
+def test_replay_refuses_an_incomplete_recording_unless_asked(tmp_path):
+    caps = {"profile": "pto-v0", "operations": ["TMULS"], "dtypes": None, "aspects": ["payload"],
+            "direct_calls": True}
+    cases = {"PTO-AVS-X-INTERRUPT-TMULS-001::u8-seven-times-three-0": {"observation": {"fault": None, "tiles": {}}}}
+    incomplete = tmp_path / "cut.json"
+    incomplete.write_text(json.dumps({"format": "pto-avs-recording/1", "complete": False,
+                                      "incomplete": "run interrupted", "devices": {"lab": {
+                                          "capabilities": caps, "cases": cases}}}))
+    with pytest.raises(ValueError, match=rf"recording {incomplete} is incomplete \(run interrupted\): .*"
+                                         rf"--device replay:partial:{incomplete}$"):
+        open_device(f"replay:{incomplete}")
+    assert open_device(f"replay:partial:{incomplete}@lab").cases == cases
+    # no 'complete' member (a recording written before it existed, or by hand): complete
+    older = tmp_path / "older.json"
+    older.write_text(json.dumps({"format": "pto-avs-recording/1", "devices": {"lab": {
+        "capabilities": caps, "cases": cases}}}))
+    assert open_device(f"replay:{older}").cases == cases
+    # merging keeps every reason; a recording says it is complete only when none is left
+    merged = Recording.read(older)
+    merged.merge(Recording.read(incomplete))
+    merged.mark_incomplete("worker gw1 went down (crashed)")
+    assert merged.to_json()["complete"] is False
+    assert merged.to_json()["incomplete"] == "run interrupted; worker gw1 went down (crashed)"
+
+
+def test_a_run_stopped_by_maxfail_is_incomplete(run):
+    r = run(pause=0.0, workers=0, extra=("-x",))
+    r.process.wait(timeout=600)
+    assert r.process.returncode == 1  # the first case fails: the device observes nothing
+    output = r.output()
+    assert RECORDED not in output, output
+    header = json.loads(r.record.read_text())
+    assert header["complete"] is False and header["incomplete"] == "run stopped early: stopping after 1 failures"
