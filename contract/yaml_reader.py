@@ -26,7 +26,7 @@ import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 MAX_ALIASES = 256  # alias (and merge) uses of a collection per document
-MAX_VALUES = 1_000_000  # values (scalars and collections) per document, counted through aliases
+MAX_VALUES = 500_000  # values (scalars and collections) per document, counted through aliases
 MAX_DEPTH = 32  # nesting of collections
 
 _TAG = "tag:yaml.org,2002:"

@@ -2,13 +2,16 @@
 and the normalized Case."""
 from __future__ import annotations
 
+import dataclasses
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
 
-from pto_avs.contract import loader
+from pto_avs.contract import loader, vector_cache, yaml_reader
 from pto_avs.contract.case import FAULT_CLASSES, PROFILES
 from pto_avs.device_model.dtypes import NAMES
 
@@ -265,7 +268,7 @@ BAD_FILES = [
      "exercises: name at least one ADR (ADR-NNNN) the vector exercises"),
     ("PTO-AVS-X-RUNNER-001", "operation: TMULS\nexercises: [ADR-0081]\n", "kind: missing (required)"),
     ("PTO-AVS-X-RUNNER-001", "operation: TADD\nkind: execution\nexercises: [ADR-0081]\n",
-     "operation: expected one of TCVT, TQUANT, TMULS, TGEMV_MX_ACC; got \"TADD\""),
+     "operation: expected one of TCVT, TQUANT, TMULS, TGEMV_MX_ACC"),  # (more operations may follow)
 ]
 
 
@@ -304,3 +307,241 @@ def test_duplicate_ids_across_directories_keep_test_ids_unique(tmp_path):
     assert files[0].vector_id != files[1].vector_id
     with pytest.raises(FileNotFoundError, match="does not exist"):
         loader.load_paths([tmp_path / "nowhere"])
+
+
+# ---------------------------------------------------------------------------
+# impossible initial states: vector errors before any device runs
+
+
+IMPOSSIBLE_STATES = [
+    ("{index: 0, dtype: U8, capacity: 0x10000000000, cols: 8, valid: [1, 1]}",
+     "state.tiles[0].capacity: 0x10000000000 is not a tile capacity (a multiple of 128 from 128 to 65536, "
+     "at most the tile_capacity 262144)"),
+    ("{index: 0, dtype: U8, capacity: 100, cols: 8, valid: [1, 1]}", "state.tiles[0].capacity: 100 is not a tile capacity"),
+    ("{index: 0, dtype: U8, capacity: 128, cols: 0, valid: [1, 1]}",
+     "state.tiles[0].cols: 0 columns do not split 128 bytes of U8 into 1 to 65535 whole rows"),
+    ("{index: 0, dtype: U8, capacity: 128, cols: 12, valid: [1, 1]}", "state.tiles[0].cols: 12 columns do not split"),
+    ("{index: 0, dtype: U8, capacity: 128, cols: 8, valid: [17, 1]}",
+     "state.tiles[0].valid: 17x1 does not fit the 16x8 tile"),
+    ("{index: 0, dtype: U8, capacity: 128, cols: 8, valid: [1, 1], elements: {'1000000000000000000000000000000, 0': 1}}",
+     "state.tiles[0].elements.1000000000000000000000000000000, 0: coordinate outside the 16x8 tile"),
+    ("{index: 0, dtype: U8, capacity: 128, cols: 8, valid: [1, 1], mask: '0000'}",
+     "state.tiles[0].mask: the allocation mask names no PE"),
+    ("{index: 0, dtype: U8, capacity: 128, valid: [1, 1], layout: CUBE_M16, location: Vector}",
+     "state.tiles[0].location: a CUBE_M16 tile lies in Matrix"),
+    ("{index: 0, dtype: U8, capacity: 128, valid: [1000, 1000], layout: CUBE_N8, location: Matrix}",
+     "state.tiles[0].valid: no CUBE_N8 U8 tile of valid 1000x1000 fits 128 bytes"),
+]
+
+
+@pytest.mark.parametrize("tile, message", IMPOSSIBLE_STATES, ids=[m.split(":")[0] + f"-{i}" for i, (_, m) in
+                                                                 enumerate(IMPOSSIBLE_STATES)])
+def test_an_impossible_initial_state_is_a_vector_error_naming_the_field(tmp_path, tile, message):
+    path = project_file(tmp_path, f"""
+  - name: impossible
+    source: hand
+    reference: r
+    state: {{tiles: [{tile}]}}
+    program: [1]
+    expect: {{}}
+""")
+    good, bad = loader.load_file(path).entries
+    assert isinstance(bad, loader.VectorError), bad
+    assert bad.message.startswith(f"{loader.display_path(path)}: case 'impossible': {message}")
+
+
+def test_state_capacity_limits_and_huge_expectations_are_vector_errors(tmp_path):
+    cases = """
+  - name: register-file
+    source: hand
+    reference: r
+    state: {tile_capacity: 0x10000000000, tiles: []}
+    program: [1]
+    expect: {}
+  - name: overcommitted
+    source: hand
+    reference: r
+    state:
+      tile_capacity: 1024
+      tiles:
+        - {index: 0, dtype: U8, capacity: 256, cols: 8, valid: [1, 1]}
+        - {index: 1, dtype: U8, capacity: 128, cols: 8, valid: [1, 1]}
+    program: [1]
+    expect: {}
+  - name: far-storage
+    source: hand
+    reference: r
+    program: [1]
+    expect: {tiles: [{index: 0, storage: {1000000000000: 1}}]}
+  - name: many-values
+    source: hand
+    reference: r
+    program: [1]
+    expect: {tiles: [{index: 0, data: [%s]}]}
+""" % ", ".join(["[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]"] * 8193)
+    entries = loader.load_file(project_file(tmp_path, cases)).entries
+    problems = [e.message.split(": case ")[1] for e in entries[1:]]
+    assert problems == [
+        "'register-file': state.tile_capacity: 0x10000000000 is more than the largest tile capacity 262144",
+        "'overcommitted': state.tiles[1].capacity: the tiles up to this one allocate 1536 bytes, "
+        "more than the tile_capacity 1024",
+        "'far-storage': expect.tiles[0].storage.1000000000000: storage index beyond the largest tile (131072 elements)",
+        "'many-values': expect.tiles[0].data: 131088 values, more than the largest tile holds (131072)"]
+
+
+# ---------------------------------------------------------------------------
+# hostile YAML: bounded, and each problem the file's own error
+
+
+def test_yaml_reader_keeps_yaml_1_1_meaning():
+    text = ("a: 0x1F\nb: 017\nc: 1_000\nd: 0b11\ne: 0o7\nf: yes\ng: ~\nh: '12'\ni: 1.5\nj: 2001-12-14\n"
+            "5: five\nbase: &b {x: 1, y: 2}\nm: {<<: *b, y: 3}\n")
+    value, json_only = yaml_reader.read(text)
+    assert value["a"] == 31 and value["b"] == 15 and value["c"] == 1000 and value["d"] == 3
+    assert value["e"] == "0o7" and value["f"] is True and value["g"] is None and value["h"] == "12"
+    assert value["i"] == 1.5 and str(value["j"]) == "2001-12-14" and value["5"] == "five"
+    assert value["m"] == {"x": 1, "y": 3}  # merge key: the mapping's own key wins
+    assert not json_only  # a float and a date are not what the compiled validator may judge
+
+
+HOSTILE_YAML = [
+    ("cases: &r [*r]\n", "line 1, column 8: an alias refers to a collection that contains it (recursive alias)"),
+    ("? [a, b]\n: 1\n", "line 1, column 3: a mapping key must be a scalar, not a sequence or mapping"),
+    ("a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(8)),
+     "more than 500000 values (counting every alias and merge)"),
+    ("a: &a [1]\nb: [" + ", ".join(["*a"] * 300) + "]\n", "more than 256 aliases"),
+    ("a: " + "[" * 40 + "]" * 40 + "\n", "collections nested deeper than 32 levels"),
+    ("a: !!python/object/apply:os.system [echo]\n", "tag 'tag:yaml.org,2002:python/object/apply:os.system' is not allowed"),
+    ("a: !!set {x, y}\n", "tag 'tag:yaml.org,2002:set' is not allowed in a vector file"),
+    ("a: !custom 1\n", "tag '!custom' is not allowed in a vector file"),
+    ("a: !!binary 'not base64!'\n", "line 1, column 4: failed to decode base64 data"),
+    ("a: 1\n---\nb: 2\n", "line 2, column 1: but found another document"),
+    ("a: 1\n  b: 2\n", "line 2, column 4: mapping values are not allowed in this context"),
+]
+
+
+@pytest.mark.parametrize("text, problem", HOSTILE_YAML, ids=[p.split(":")[-1].strip()[:30] for _, p in HOSTILE_YAML])
+def test_hostile_yaml_is_one_file_error_naming_the_problem(tmp_path, text, problem):
+    path = tmp_path / "PTO-AVS-X-HOSTILE-001.yaml"
+    path.write_text(text)
+    loaded = loader.load_file(path)
+    assert loaded.entries == [] and loaded.error.is_file_error
+    assert loaded.error.message.startswith(f"{loader.display_path(path)}: ")
+    assert problem in loaded.error.message
+
+
+def test_file_size_encoding_and_separator_limits(tmp_path, monkeypatch):
+    path = tmp_path / "PTO-AVS-X-HOSTILE-002.yaml"
+    path.write_bytes(b"a: \xff\xfe\n")
+    assert loader.load_file(path).error.message.endswith("cannot read: not UTF-8 text (byte 0xff at offset 3)")
+    path.write_text("a: [" + ",".join(["0"] * 600_000) + "]\n")
+    assert "YAML separators: more than 1000000, the limit for a vector file" in loader.load_file(path).error.message
+    monkeypatch.setattr(loader, "MAX_FILE_BYTES", 1000)
+    path.write_text("a: " + "x" * 2000 + "\n")
+    assert loader.load_file(path).error.message.endswith(
+        "2004 bytes: larger than 1000 bytes, the limit for a vector file")
+
+
+def test_anything_unforeseen_is_the_files_error_not_an_exception(tmp_path, monkeypatch):
+    path = project_file(tmp_path, "")
+    monkeypatch.setattr(loader, "_check_case", lambda raw_case: 1 / 0)
+    loaded = loader.load_file(path, cache=None)
+    assert loaded.error.message == f"{loader.display_path(path)}: cannot be loaded: ZeroDivisionError: division by zero"
+
+
+def test_the_compiled_validator_never_accepts_what_jsonschema_rejects(tmp_path):
+    """jsonschema-rs only answers "valid" fast; every file it accepts, jsonschema accepts too
+    (the shipped vectors), and every case above that breaks the schema it rejects."""
+    check = loader.schema_validator()
+    for path in sorted(loader.VECTORS_DIR.glob("*.yaml"))[:40]:
+        raw, json_only = yaml_reader.read(path.read_text())
+        assert check.is_valid(raw, json_only) and not list(check.iter_errors(raw)), path.name
+    for text, _ in BAD_CASES:
+        raw, json_only = yaml_reader.read(project_file(tmp_path, text).read_text())
+        if list(check.iter_errors(raw)):
+            assert not check.is_valid(raw, json_only)
+
+
+# ---------------------------------------------------------------------------
+# the cache
+
+
+def test_cache_serves_the_same_result_and_misses_on_any_changed_input(tmp_path, monkeypatch):
+    cache = vector_cache.VectorCache(tmp_path / "cache")
+    path = project_file(tmp_path, BAD_CASES[0][0])
+    first = loader.load_file(path, cache=cache)
+    again = loader.load_file(path, cache=cache)
+    assert (cache.misses, cache.hits) == (1, 1)
+    assert [dataclasses.asdict(c) for c in again.cases] == [dataclasses.asdict(c) for c in first.cases]
+    assert [e.message for e in again.entries if isinstance(e, loader.VectorError)] == \
+        [e.message for e in first.entries if isinstance(e, loader.VectorError)]
+    # One byte of the file.
+    path.write_text(path.read_text().replace("reference: 7 * 3 = 21", "reference: 7 * 3 = 22"))
+    assert loader.load_file(path, cache=cache).cases[0].reference == "7 * 3 = 22"
+    assert cache.misses == 2
+    # The schema: one byte more (a description) is another schema.
+    schema = tmp_path / "schema.json"
+    schema.write_text(loader.SCHEMA_PATH.read_text().replace('"title": "', '"title": "x', 1))
+    changed = _checked(schema)
+    monkeypatch.setattr(loader, "schema_validator", lambda *args: changed)
+    loader.load_file(path, cache=cache)
+    assert cache.misses == 3
+    monkeypatch.undo()
+    # The catalog: one test's summary changed.
+    data = json.loads(json.dumps(loader.spec_data.load("tile-avs-catalog")))
+    data["tests"][0]["summary"] += "."
+    loader.load_file(path, loader.Catalog(data), cache=cache)
+    assert cache.misses == 4
+    # The loader's code (its import closure).
+    monkeypatch.setattr(loader, "code_digest", lambda: "another loader")
+    loader.load_file(path, cache=cache)
+    assert cache.misses == 5
+    monkeypatch.undo()
+    # Back to the first inputs: a hit.
+    loader.load_file(path, cache=cache)
+    assert cache.misses == 5 and cache.hits == 2
+
+
+def _checked(schema_path):
+    loader.schema_validator.cache_clear()
+    try:
+        return loader.schema_validator(schema_path)
+    finally:
+        loader.schema_validator.cache_clear()
+
+
+def test_a_damaged_or_unwritable_cache_is_only_a_miss(tmp_path):
+    cache = vector_cache.VectorCache(tmp_path / "cache")
+    path = project_file(tmp_path, "")
+    loader.load_file(path, cache=cache)
+    [entry] = (tmp_path / "cache").glob("*.marshal")
+    entry.write_bytes(entry.read_bytes()[:100])  # cut short
+    assert loader.load_file(path, cache=cache).cases[0].name == "seven-times-three"
+    assert (cache.hits, cache.misses) == (0, 2)
+    blocked = tmp_path / "file-not-folder"
+    blocked.write_text("")
+    unwritable = vector_cache.VectorCache(blocked / "cache")  # cannot be created
+    assert loader.load_file(path, cache=unwritable).cases[0].name == "seven-times-three"
+    assert not unwritable.usable
+
+
+def test_the_code_digest_covers_every_project_module_the_loader_imports():
+    """A fresh interpreter imports the loader; every pto_avs module it then holds (and its file)
+    is in the import closure whose sources key the cache."""
+    probe = ("import sys, json, pto_avs.contract.loader; "
+             "print(json.dumps(sorted(m for m in sys.modules if m.startswith('pto_avs.'))))")
+    loaded = json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                                       check=True).stdout)
+    closure = vector_cache.import_closure("pto_avs.contract.loader")
+    assert set(loaded) <= set(closure), set(loaded) - set(closure)
+    assert all(path.is_file() for path in closure.values())
+
+
+def test_peek_reads_names_without_validating(tmp_path):
+    path = project_file(tmp_path, BAD_CASES[0][0])
+    peek = loader.peek_file(path, cache=None)
+    assert peek == loader.Peek("TMULS", "execution", ("ADR-0081",), ("seven-times-three", "rows"))
+    broken = tmp_path / "PTO-AVS-X-RUNNER-009.yaml"
+    broken.write_text("id: [unclosed\n")
+    assert loader.peek_file(broken, cache=None) is None
