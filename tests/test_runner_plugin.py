@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -436,3 +437,62 @@ def pytest_configure(config):
     result.assert_outcomes(passed=4)
     batches = [json.loads(line) for line in (avs.path / "batches.log").read_text().splitlines()]
     assert batches == [[ALIAS, E8M0, TMULS], [PROJECT]]
+
+
+# ---------------------------------------------------------------------------
+# a device that cannot start
+
+
+@pytest.mark.parametrize("behaviour", ["crashes", "hangs"])
+def test_a_device_that_cannot_start_fails_only_its_own_cases(avs, behaviour, monkeypatch):
+    # A process device that dies (or stays silent) before its hello, beside a working device.
+    program = {"crashes": "import sys; sys.stderr.write('no board on /dev/ttyUSB0\\n'); sys.exit(3)",
+               "hangs": "import time; time.sleep(60)"}[behaviour]
+    script = avs.path / "device.py"
+    script.write_text(program)
+    monkeypatch.setenv("PTO_AVS_PROCESS_START_TIMEOUT", "2")
+    broken = f"process:{sys.executable} {script}"
+    result = avs.run("--device", lab(avs), "--device", broken)
+    # Its profile is unknown: it is given every case, and each is its device error; the lab's pass.
+    result.assert_outcomes(passed=4, failed=4)
+    result.stdout.fnmatch_lines(["pto-avs: 4 pass, 4 device error"])
+    errors = [line for line in result.outlines if line.startswith("device error: ")]
+    assert len(errors) == 4
+    assert all(f"{broken} could not be opened: " in line for line in errors)
+    if behaviour == "crashes":
+        assert "no board on /dev/ttyUSB0" in result.stdout.str()
+
+
+# ---------------------------------------------------------------------------
+# the plugin in someone else's test run
+
+
+OTHER_CONFTEST = """
+def pytest_addoption(parser):
+    parser.addoption("--device", default="cpu", help="the lab's own option")
+    parser.addoption("--record", action="store_true")
+"""
+
+OTHER_TEST = """
+import sys
+
+def test_the_project_keeps_its_options_and_imports_nothing_of_ours(request):
+    assert request.config.getoption("device") == "gpu"
+    assert request.config.getoption("record") is True
+    assert request.config.getoption("avs_device") == []  # ours is --avs-device here
+    heavy = [m for m in sys.modules if m == "numpy" or m.startswith(("numpy.", "pto_avs.device_model",
+             "pto_avs.contract.loader", "pto_avs.plugins", "jsonschema", "yaml"))]
+    assert heavy == []
+"""
+
+
+def test_an_unrelated_project_keeps_its_own_options_and_pays_no_imports(pytester):
+    pytester.makeconftest(OTHER_CONFTEST)
+    pytester.makepyfile(test_lab=OTHER_TEST)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--device", "gpu", "--record", "-q")
+    result.assert_outcomes(passed=1)
+    assert "pto-avs" not in result.stdout.str()
+    # The short spellings are ours where nobody else defines them.
+    usage = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--vectors-only", "-q")
+    assert usage.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--vectors-only needs at least one --vectors PATH" in usage.stderr.str()
