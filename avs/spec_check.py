@@ -96,7 +96,9 @@ def run(args) -> int:
     _print_table(counts)
     for case_id, first in problems:
         print(f"  {case_id}: {first}")
-    print(f"spec: {len(runnable)} cases in {seconds:.1f} s ({_rate(len(runnable), seconds)} cases/s)")
+    runs = getattr(device, "runs", None)  # the aslref device keeps its interpreter runs
+    print(f"spec: {len(runnable)} cases in {seconds:.1f} s ({_rate(len(runnable), seconds)} cases/s)"
+          + (f", {len(runs)} interpreter run(s)" if runs is not None else ""))
     if not args.no_golden and runnable:
         golden = open_device(f"golden:{PROFILE}")
         start = time.perf_counter()
