@@ -85,6 +85,8 @@ def _block(name: str, type_name: str, scalar_gpr: bool = True) -> str:
     entry = registry.find(name)
     sources = ", ".join(f"T{i}" for i in range(entry.SOURCES))
     binding = f"B.IOT {sources}, mask=1111, <last>, ->T<1>" if sources else "B.IOT mask=1111, <last>, ->T<1>"
+    if entry.SOURCES == 3:  # TFMA: the multiplicands, then the addend and the destination
+        binding = "B.IOT T0, T1, mask=1111; B.IOT T2, mask=1111, <last>, ->T<1>"
     ior = "; B.IOR R5" if entry.GPR_INPUTS and scalar_gpr else ""
     return f"BSTART.TEPL {name}, {type_name}; B.DIM LB0=2; {binding}{ior}; BSTOP"
 
@@ -93,7 +95,7 @@ def _machine_with_sources(count: int, type_name: str) -> Machine:
     m = Machine()
     for index in range(count):
         m.configure_tile(index, type_name, 128, cols=2, valid=(1, 2))
-        m.write_tile(index, [[0, 0]])
+        m.write_tile(index, [[1, 1]] if dtypes.dtype(type_name).is_integer else [[0, 0]])  # DIV/REM: nonzero
     return m
 
 
@@ -105,6 +107,7 @@ def test_every_accepted_type_runs_and_every_other_faults(name, type_name):
     closed schema or its operand legality after allocation rejects it)."""
     entry = registry.find(name)
     m = _machine_with_sources(entry.SOURCES, type_name)
+    m.set_gpr(5, 1 if dtypes.dtype(type_name).is_integer else 0)  # TDIVS, TREMS: a nonzero integer
     before = m.snapshot()
     result = m.run(_block(name, type_name))
     if type_name in entry.types:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..faults import tile_legality
+from ..numeric.elementwise_arith import integer_divisor_zero
 from ..state import MachineState, descriptor_legal, source_contents_defined, source_encodings_valid
 from . import tepl
 from .common import Publication, encoding_valid, raw_element, result_tile
@@ -38,6 +39,8 @@ TYPE_SETS = {
         "S64", "S32", "S16", "S8", "U64", "U32", "U16", "U8"}),
     "TileVecScalarIntegerDataTypeSupported": frozenset({
         "S64", "S32", "S16", "S8", "U64", "U32", "U16", "U8"}),
+    "TileFloatingElementwiseDataTypeSupported": frozenset({
+        "FP64", "FP32", "TF32", "HF32", "FP16", "BF16", "E4M3", "E5M2"}),
 }
 
 _ARGUMENT_KEYS = {"source0": "src", "source1": "src1", "source2": "src2", "scalar0": "scalar"}
@@ -165,9 +168,11 @@ class TileBinary(Elementwise):
     HANDLER, LEGALITY = "ExecuteTileBinary", "TileOperandsLegal_ExecuteTileBinary"
     ARGUMENTS = ("destination0", "source0", "source1")
 
-    def __init__(self, name: str, element, types: str, closed: bool, checks_encodings: bool = False):
+    def __init__(self, name: str, element, types: str, closed: bool, checks_encodings: bool = False,
+                 divides: bool = False):
         super().__init__(name, element, types, closed)
         self.checks_encodings = checks_encodings  # MAX/MIN: floating encodings must be valid
+        self.divides = divides  # DIV/REM: no integer divisor element may be zero
 
     def schema_legal(self, state: MachineState, block) -> bool:
         return single_binding(block, 2) and block.data_type.name in self.types
@@ -182,6 +187,12 @@ class TileBinary(Elementwise):
         if self.checks_encodings and left.dtype.is_float and not (
                 source_encodings_valid(left, limit) and source_encodings_valid(right, limit)):
             raise tile_legality(f"{self.NAME}: a source holds an invalid {left.dtype.name} encoding")
+        # SPEC-CHOICE: TilePayloadNonzero tests whole Words, but TileIntegerDivRemValue
+        # divides the element values and asserts a nonzero divisor, so a Word with zero
+        # element bits and nonzero upper bits passes legality and then stops the ASL. The
+        # model rejects any zero divisor element (Fault_TileLegality), as TDIVS does.
+        if self.divides and left.dtype.is_integer and integer_divisor_zero(right.valid_words(), right.dtype).any():
+            raise tile_legality(f"{self.NAME}: an integer divisor element is zero")
 
     def status(self, flags, profile: str) -> int:
         # SPEC-CHOICE: the TMAX/TMIN documents say a signaling NaN reports invalid, but
@@ -189,6 +200,9 @@ class TileBinary(Elementwise):
         # TileProfileBinaryWithFlags (the tile-scalar forms record them). pto-v0
         # follows the executable ASL (no status); hw-ieee reports NV as the documents
         # and the profile's exception model say.
+        # SPEC-CHOICE: TADD, TSUB, TMUL, TDIV and TREM lose their NumericStatus the
+        # same way; pto-v0 records none, hw-ieee records all five IEEE flags (the
+        # hardware profile's exception model).
         return super().status(flags, profile) if profile == "hw-ieee" else 0
 
 
@@ -219,15 +233,20 @@ class TileScalar(Elementwise):
     HANDLER, LEGALITY = "ExecuteTileScalar", "TileOperandsLegal_ExecuteTileScalar"
     ARGUMENTS = ("destination0", "source0", "scalar0")
 
-    def __init__(self, name: str, element, types: str, carrier_logical: bool = False):
+    def __init__(self, name: str, element, types: str, carrier_logical: bool = False, divides: bool = False):
         super().__init__(name, element, types)
         self.carrier_logical = carrier_logical  # AND/OR/XOR on integer types skip encoding checks
+        self.divides = divides  # DIV/REM: an integer scalar must not be zero
+
+    def _zero_divisor(self, scalar: int, dtype) -> bool:
+        return self.divides and dtype.is_integer and bool(integer_divisor_zero(raw_element(scalar, dtype), dtype))
 
     def schema_legal(self, state: MachineState, block) -> bool:
         scalar = block.gpr_inputs(state)[0] if block.ior is not None else 0
         return (single_binding(block, 1) and block.data_type.name in self.types
                 and scalar_source_legal(state, block, block.bindings[0].sources[0])
-                and encoding_valid(raw_element(scalar, block.data_type), block.data_type))
+                and encoding_valid(raw_element(scalar, block.data_type), block.data_type)
+                and not self._zero_divisor(scalar, block.data_type))
 
     def operands_check(self, tiles, dst: int, sources, scalar: int, limit: int) -> None:
         source = tiles[sources[0]]
@@ -239,6 +258,35 @@ class TileScalar(Elementwise):
                                              and encoding_valid(raw_element(scalar, source.dtype), source.dtype)):
             raise tile_legality(f"{self.NAME}: the source or the scalar is not a valid "
                                 f"{source.dtype.name} encoding")
+        if self._zero_divisor(scalar, source.dtype):
+            raise tile_legality(f"{self.NAME}: the integer scalar divisor is zero")
+
+
+class TileFusedMultiplyAdd(Elementwise):
+    """TFMA: ``left * right + addend`` (SelectedBundleClosedTFMASchemaLegal: a first
+    B.IOT with the two multiplicands, no destination and L=0, a second with the
+    addend, a new destination and L=1; no B.IOR, no B.IOS)."""
+
+    HANDLER, LEGALITY = "TFMA", "TileOperandsLegal_TFMA"
+    ARGUMENTS = ("destination0", "source0", "source1", "source2")
+
+    def schema_legal(self, state: MachineState, block) -> bool:
+        if len(block.bindings) != 2 or block.shared or block.ior is not None or not block.dims_legal():
+            return False
+        multiplicands, result = block.bindings
+        return (not multiplicands.destination and len(multiplicands.sources) == 2 and not multiplicands.last
+                and result.destination and len(result.sources) == 1 and result.last
+                and block.data_type.name in self.types)
+
+    def operands_check(self, tiles, dst: int, sources, scalar: int, limit: int) -> None:
+        destination = tiles[dst]
+        if not all(shape_and_type_match(destination, tiles[s], limit) for s in sources):
+            raise tile_legality(f"{self.NAME}: destination and sources differ in shape, layout or type")
+        if destination.dtype.name not in self.types or destination.layout != "RowMajor":
+            raise tile_legality(f"{self.NAME} takes RowMajor {self.types_name} tiles, not "
+                                f"{destination.layout} {destination.dtype.name}")
+        if destination.dtype.is_float and not all(source_encodings_valid(tiles[s], limit) for s in sources):
+            raise tile_legality(f"{self.NAME}: a source holds an invalid {destination.dtype.name} encoding")
 
 
 class TileFill(Elementwise):
