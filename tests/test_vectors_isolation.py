@@ -160,3 +160,32 @@ def test_a_mixed_tile_hides_what_isolation_shows(configurations):
     without = [case for case in cases if {k for _, k in case} != {("qnan", ref.NV)}]
     _, missing = isolation_table({("TCVT", "FP32->S32"): without})
     assert ("TCVT", "FP32->S32", "qnan", "qnan-nv") in missing
+
+
+@pytest.mark.parametrize("src, dst, bits, mode, sat, expected", [
+    ("FP32", "S32", 0x7FC00000, "NONE", False, "qnan"),
+    ("FP32", "FP16", 0x7F800001, "RNE", False, "snan"),
+    ("FP32", "U8", 0x80000000, "RNE", True, "neg-zero"),
+    ("FP32", "U8", 0xBE800000, "RNE", True, "small-negative-to-unsigned"),  # -0.25 rounds to -0
+    ("FP32", "U8", 0xBF400000, "RNE", True, "negative-to-unsigned"),  # -0.75 rounds to -1
+    ("S16", "U8", 0xFFFF, "NONE", False, "negative-to-unsigned"),
+    ("FP32", "FP16", 0x477FF000, "RNE", False, "overflow"),  # 65520 rounds past 65504
+    ("FP32", "FP16", 0x33000000, "RNE", False, "underflow-to-zero"),  # 2^-25: a tie with 0
+    ("FP32", "FP16", 0x33800000, "RNE", False, "subnormal"),  # 2^-24, exact
+    ("FP32", "FP16", 0x3F801000, "RNE", False, "tie"),  # 1 + 2^-11
+    ("FP32", "FP16", 0x3F800800, "RNE", False, "inexact"),  # 1 + 2^-12
+    ("FP32", "S8", 0x40200000, "RNE", False, "tie"),  # 2.5
+    ("FP16", "E8M0", 0xBC00, "RNE", False, "negative-to-e8m0"),
+])
+def test_value_classes_of_single_elements(src, dst, bits, mode, sat, expected):
+    assert classes.tcvt_class(src, dst, bits, mode, sat) == expected
+
+
+def test_isolation_sets_merge_flag_free_elements_and_keep_every_class():
+    items = [("a", "exact", 0), ("b", "pos-zero", 0), ("c", "tie", ref.NX), ("d", "inexact", ref.NX),
+             ("e", "exact", 0)]
+    sets = classes.isolation_sets(items, limit=2)
+    assert sets == {classes.NOFLAG: ["a", "b"], ("tie", ref.NX): ["c"], ("inexact", ref.NX): ["d"]}
+    assert classes.isolation_sets([("a", "exact", 0), ("b", "pos-zero", 0)], 64) == {}  # nothing raises
+    assert classes.isolation_sets([("c", "tie", ref.NX), ("f", "tie", ref.NX)], 64) == {}  # one key
+    assert classes.key_label(("overflow", ref.OF | ref.NX)) == "overflow-of-nx"
