@@ -37,7 +37,10 @@ from pto_avs.device_model.layouts import cube_geometry, derived_rows, generic_in
 VECTORS_DIR = Path(__file__).resolve().parent.parent / "vectors"
 SCHEMA_PATH = VECTORS_DIR / "schema.json"
 PROJECT_PREFIX = "PTO-AVS-X-"
-OPERATIONS = ("TCVT", "TQUANT", "TMULS", "TGEMV_MX_ACC")
+OPERATIONS = ("TCVT", "TQUANT", "TMULS", "TGEMV_MX_ACC", "TAND", "TOR", "TXOR", "TNOT", "TSHL", "TSHR", "TMAX",
+              "TMIN", "TABS", "TNEG", "TRELU", "TANDS", "TORS", "TXORS", "TSHLS", "TSHRS", "TMAXS", "TMINS",
+              "TEXPANDS", "TADD", "TSUB", "TMUL", "TDIV", "TREM", "TFMA", "TSQRT", "TRSQRT", "TRECIP", "TEXP",
+              "TLOG", "TADDS", "TSUBS", "TDIVS", "TREMS")
 CATALOG_FIELDS = ("kind", "summary", "pass_condition", "requirements", "spec_test_file")
 
 MAX_FILE_BYTES = 4 * 1024 * 1024  # a vector file; the largest shipped one is about 1.2 MB

@@ -20,9 +20,11 @@ class GoldenDevice(Device):
 
     def __init__(self, profile: str):
         from pto_avs.device_model.machine import Machine  # the model is only needed once a golden device is opened
+        from pto_avs.device_model.ops import registry
 
         self._machine_class = Machine
-        self.capabilities = Capabilities(profile=profile, direct_calls=True)
+        self.capabilities = Capabilities(profile=profile, direct_calls=True,
+                                         operations=frozenset(registry.names()))
 
     def execute(self, case: Case) -> Observation:
         machine = self._machine_class(profile=self.capabilities.profile)
