@@ -575,3 +575,99 @@ def parse(arg: Optional[str]) -> tuple[Mutant, str]:
 
 def open_device(arg: Optional[str]) -> MutantDevice:
     return MutantDevice(*parse(arg))
+
+
+# ---------------------------------------------------------------------------
+# the exact elementwise families (TAND ... TEXPANDS): each bug replaces the element
+# function of some registry entries for the length of a case
+
+
+def _elements_replaced(names, make):
+    """A patch of the operation registry: the entries ``names`` get ``make(original element)``."""
+    import copy
+
+    def entries(original):
+        out = dict(original)
+        for name in names:
+            out[name] = copy.copy(original[name])
+            out[name].element = make(original[name].element)
+        return out
+
+    return Patch("pto_avs.device_model.ops.registry:OPERATIONS", entries)
+
+
+@mutant("xor-as-or", "the bitwise unit's XOR select line is wired to OR: TXOR and TXORS compute a | b")
+def _xor_as_or():
+    def make(original):
+        return lambda dtype, profile, left, right: original(dtype, profile, left, np.asarray(left) | right)
+    return (_elements_replaced(("TXOR", "TXORS"), make),)
+
+
+@mutant("shift-count-unmasked", "TSHL/TSHLS take the shift count modulo 64 (the 64-bit shifter's field) "
+        "instead of modulo the element width, so a count at or beyond the width clears the element")
+def _shift_count_unmasked():
+    def make(original):
+        def shift(dtype, profile, left, right):
+            count = np.asarray(right, dtype=np.uint64) & np.uint64(63)
+            return np.left_shift(np.asarray(left, dtype=np.uint64), count) & np.uint64(dtype.mask), 0
+        return shift
+    return (_elements_replaced(("TSHL", "TSHLS"), make),)
+
+
+@mutant("minmax-nan-propagates", "floating TMAX/TMIN/TMAXS/TMINS propagate a single NaN operand "
+        "(canonical NaN, as IEEE 754-2008 minimum/maximum) instead of returning the numeric operand")
+def _minmax_nan_propagates():
+    from pto_avs.device_model.numeric import ValueClass, classify
+
+    def make(original):
+        def minmax(dtype, profile, left, right):
+            words, flags = original(dtype, profile, left, right)
+            if dtype.is_integer:
+                return words, flags
+            nan = (classify(left, dtype) >= ValueClass.QUIET_NAN) | (classify(right, dtype) >= ValueClass.QUIET_NAN)
+            return np.where(nan, np.uint64(dtype.canonical_nan), words), flags
+        return minmax
+    return (_elements_replaced(("TMAX", "TMIN", "TMAXS", "TMINS"), make),)
+
+
+@mutant("relu-nan-passthrough", "TRELU passes NaN inputs through unchanged (payload kept, no NV for a "
+        "signaling NaN) instead of the canonical quiet NaN with NV")
+def _relu_nan_passthrough():
+    from pto_avs.device_model.numeric import ValueClass, classify
+
+    def make(original):
+        def relu(dtype, profile, value):
+            words, flags = original(dtype, profile, value)
+            if dtype.is_integer:
+                return words, flags
+            nan = classify(value, dtype) >= ValueClass.QUIET_NAN
+            bits = np.asarray(value, dtype=np.uint64) & np.uint64(dtype.mask)
+            return np.where(nan, bits, words), np.where(nan, np.uint8(0), flags)
+        return relu
+    return (_elements_replaced(("TRELU",), make),)
+
+
+def _unmasked_fill(entries):
+    """TEXPANDS's entry whose scalar skips TileRawElementValue (the raw GPR reaches the element)."""
+    import copy
+
+    entry = copy.copy(entries["TEXPANDS"])
+    original_run = entry.run
+
+    def run(tiles, dst, sources, scalar, pad, profile, limit):
+        publication = original_run(tiles, dst, sources, scalar, pad, profile, limit)
+        tile = publication.tiles[dst]
+        if not tile.packed:
+            payload = tile.payload.copy()
+            payload[tile.valid_index] = np.uint64(scalar)
+            publication.tiles[dst] = tile.with_contents(payload, tile.defined)
+        return publication
+
+    entry.run = run
+    return {**entries, "TEXPANDS": entry}
+
+
+@mutant("expands-scalar-unmasked", "TEXPANDS writes the whole GPR Word into every element instead of the "
+        "scalar's element bits (TileRawElementValue is skipped)")
+def _expands_scalar_unmasked():
+    return (Patch("pto_avs.device_model.ops.registry:OPERATIONS", _unmasked_fill),)
