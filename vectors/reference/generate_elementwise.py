@@ -215,8 +215,9 @@ def first_free(used) -> int:
 def run_case(name, description, op, dtype, sources, scalar=None, *, profiles=BOTH, source="hand",
              reference="", capacity=128, cols=None, valid=None, direct=False, pad=None, dst=None,
              gpr=5, bstart=None, carrier=None, location=None, flags_by_profile=None, alias=False,
-             extra_lines=None) -> dict:
+             extra_lines=None, dims=True) -> dict:
     """``sources``: one list of rows per source tile (tiles T0, T1 in that order)."""
+    dims_given = dims
     rows = sources[0] if sources else None
     valid = valid or ((len(rows), len(rows[0])) if rows else (1, 2))
     if cols is None:  # the smallest legal tile: power-of-two columns and capacity
@@ -248,6 +249,8 @@ def run_case(name, description, op, dtype, sources, scalar=None, *, profiles=BOT
     else:
         target = first_free(indices)
         dims = {"lb0": valid[1], "lb1": valid[0] if valid[0] != 1 else None, "lb2": cols if cols != valid[1] else None}
+        if not dims_given:
+            dims = {}
         datr = {"Zero": "Zero", "Max": "Max", "Min": "Min"}.get(pad) if pad else None
         program = bundle(op, dtype, **dims, sources=indices, size=size_code(capacity), datr=datr,
                          gpr=gpr if ref.OPERATIONS[op][1] in ("scalar", "fill") and gpr else None, bstart=bstart)
@@ -816,6 +819,12 @@ def x_cases(op: str) -> list:
                     cases.append(x_case(op, f"{low}-scalar-{v:x}", f"""{t}: the GPR scalar {v:#x} fills the
                         2x3 valid region of a 4x4 tile with its low element bits.""", t, [], v, valid=(2, 3),
                                         cols=4, capacity=max(128, 16 * WIDTH[t] // 8)))
+        if t == "U8" and not closed(op):
+            sources, _ = _type_values(op, t)
+            sources = [[row + row[:1], row[::-1] + row[1:]] for row in (src[0] for src in sources)]
+            cases.append(x_case(op, "u8-no-dimensions", f"""{op} has no closed schema: a block without B.DIM
+                sizes its destination from the first source (ResolveBundleTileDestinations: valid 2x3, 8
+                columns).""", t, sources, cols=8, capacity=128, dims=False))
         if t in ("FP32", "S16", "U8") and kind(op) != "fill":
             sources, scalar = _type_values(op, t)
             sources = [[row + row[:1]] + [row[::-1] + row[:1]] for row in (s[0] for s in sources)]
