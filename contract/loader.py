@@ -46,7 +46,9 @@ CATALOG_FIELDS = ("kind", "summary", "pass_condition", "requirements", "spec_tes
 MAX_FILE_BYTES = 4 * 1024 * 1024  # a vector file; the largest shipped one is about 1.2 MB
 MAX_SEPARATORS = 2 * yaml_reader.MAX_VALUES  # separator characters, checked before parsing
 MAX_TILE_ELEMENTS = 65536 * 8 // 4  # the largest tile: 64 KiB of 4-bit elements
-MAX_SCHEMA_ERRORS = 50  # schema errors looked at per file part (the best one is reported)
+MAX_CASES = 10_000  # cases in one file (the largest shipped file has under 1000)
+MAX_SCHEMA_ERRORS = 10  # schema errors looked at per case (the best one is reported)
+MAX_BAD_CASES = 1000  # cases breaking the schema before the file as a whole is the error
 _USE_DEFAULT = object()
 
 
@@ -531,11 +533,13 @@ def _load(name: str, data: bytes, catalog: Catalog, check) -> dict:
         return _file_result(str(exc))
     if not isinstance(raw, dict):
         return _file_result("expected a mapping with format, id, operation, kind, provenance, cases")
+    if isinstance(raw.get("cases"), list) and len(raw["cases"]) > MAX_CASES:
+        return _file_result(f"cases: {len(raw['cases'])} cases, more than {MAX_CASES}, the limit for a vector file",
+                            raw, catalog)
 
-    file_errors, case_errors = _schema_errors(raw, json_only, check)
-    if file_errors:
-        path_parts, problem = _best_problem(file_errors)
-        return _file_result(f"{field_path(path_parts)}: {problem}" if path_parts else problem, raw, catalog)
+    file_problem, case_problems = _schema_problems(raw, json_only, check)
+    if file_problem:
+        return _file_result(file_problem, raw, catalog)
     problem = _check_metadata(raw, name, catalog)
     if problem:
         return _file_result(problem, raw, catalog)
@@ -544,9 +548,8 @@ def _load(name: str, data: bytes, catalog: Catalog, check) -> dict:
     names_seen: set[str] = set()
     for index, raw_case in enumerate(raw["cases"]):
         label = _case_label(raw_case, index, names_seen)
-        if index in case_errors:
-            path_parts, problem = _best_problem(case_errors[index])
-            problem = f"{field_path(path_parts) or 'case'}: {problem}"
+        if index in case_problems:
+            problem = case_problems[index]
         elif label != raw_case["name"]:
             problem = f"name: '{raw_case['name']}' is used by an earlier case"
         else:
@@ -558,14 +561,27 @@ def _load(name: str, data: bytes, catalog: Catalog, check) -> dict:
     return result
 
 
-def _schema_errors(raw: dict, json_only: bool, check) -> tuple[list, dict]:
-    """(errors of the file outside its cases, {case index: errors with case-relative paths})."""
+def _schema_problems(raw: dict, json_only: bool, check) -> tuple[Optional[str], dict]:
+    """(the problem of the file outside its cases or None, {case index: ``field: problem``}).
+    Each case's errors are worded as soon as they are found (a few at a time, not kept), and
+    past ``MAX_BAD_CASES`` broken cases the file as a whole is the problem."""
     if isinstance(check, SchemaCheck) and check.is_valid(raw, json_only):
-        return [], {}
+        return None, {}
     cases = raw.get("cases")
     if isinstance(check, SchemaCheck) and check.parts and isinstance(cases, list):
-        by_case = {i: errors for i, case in enumerate(cases) if (errors := check.case_errors(case, json_only))}
-        return check.file_errors(raw), by_case
+        file_errors = check.file_errors(raw)
+        if file_errors:
+            return _worded(file_errors), {}
+        by_case = {}
+        for index, case in enumerate(cases):
+            errors = check.case_errors(case, json_only)
+            if errors:
+                by_case[index] = _worded(errors, "case")
+                if len(by_case) > MAX_BAD_CASES:
+                    first = min(by_case)
+                    return (f"cases: more than {MAX_BAD_CASES} cases break the schema; the first, "
+                            f"cases[{first}]: {by_case[first]}"), {}
+        return None, by_case
     # Any other validator (a test's extended schema): one pass, errors grouped by case.
     file_errors, by_case = [], {}
     for error in check.iter_errors(raw):
@@ -576,7 +592,17 @@ def _schema_errors(raw: dict, json_only: bool, check) -> tuple[list, dict]:
             by_case.setdefault(path[1], []).append(error)
         else:
             file_errors.append(error)
-    return file_errors, by_case
+    if file_errors:
+        return _worded(file_errors), {}
+    return None, {index: _worded(errors, "case") for index, errors in by_case.items()}
+
+
+def _worded(errors: list, whole: str = "") -> str:
+    """``field: problem`` of the best of a group of schema errors (``whole``: the field's name
+    when the error is about the value as a whole)."""
+    path_parts, problem = _best_problem(errors)
+    where = field_path(path_parts) or whole
+    return f"{where}: {problem}" if where else problem
 
 
 def _case_label(raw_case, index: int, names_seen: set) -> str:

@@ -240,6 +240,12 @@ def test_a_malformed_case_gives_one_error_and_the_good_case_still_loads(tmp_path
     assert bad.message.startswith(f"{loader.display_path(path)}: {message}")
 
 
+# A catalog test of an operation the loader does not take (the first in catalog order).
+OTHER_TEST, OTHER_OPERATION = next(
+    (tid, unit["mnemonic"]) for tid, unit in loader.default_catalog().unit_of_test.items()
+    if unit["mnemonic"] not in loader.OPERATIONS)
+
+
 def spec_file(tmp_path, vector_id, body):
     path = tmp_path / f"{vector_id}.yaml"
     path.write_text(f"format: pto-avs-vector/1\nid: {vector_id}\n{body}provenance: p\ncases:\n{GOOD_CASE}")
@@ -259,16 +265,16 @@ BAD_FILES = [
      "exercises: only project IDs (PTO-AVS-X-...) carry exercises"),
     ("PTO-AVS-TILE-TMULS-WIDTH-999", "operation: TMULS\nkind: execution\n",
      "id: PTO-AVS-TILE-TMULS-WIDTH-999 is not a test ID of the catalog"),
-    ("PTO-AVS-TILE-TADD-ELEMENTS-001", "operation: TMULS\nkind: execution\n",
-     "id: PTO-AVS-TILE-TADD-ELEMENTS-001 belongs to TADD, not one of TCVT, TQUANT, TMULS, TGEMV_MX_ACC"),
+    (OTHER_TEST, "operation: TMULS\nkind: execution\n",
+     f"id: {OTHER_TEST} belongs to {OTHER_OPERATION}, not one of {', '.join(loader.OPERATIONS)}"),
     ("PTO-AVS-X-RUNNER-001", "operation: TMULS\nkind: execution\n", "exercises: missing (required)"),
     ("PTO-AVS-X-RUNNER-001", "operation: TMULS\nkind: execution\nexercises: [ADR-9999]\n",
      "exercises: ADR-9999 is neither an ADR nor a requirement of the catalog"),
     ("PTO-AVS-X-RUNNER-001", "operation: TMULS\nkind: execution\nexercises: [PTO-INST-TILE-TMULS]\n",
      "exercises: name at least one ADR (ADR-NNNN) the vector exercises"),
     ("PTO-AVS-X-RUNNER-001", "operation: TMULS\nexercises: [ADR-0081]\n", "kind: missing (required)"),
-    ("PTO-AVS-X-RUNNER-001", "operation: TADD\nkind: execution\nexercises: [ADR-0081]\n",
-     "operation: expected one of TCVT, TQUANT, TMULS, TGEMV_MX_ACC"),  # (more operations may follow)
+    ("PTO-AVS-X-RUNNER-001", "operation: TNOSUCH\nkind: execution\nexercises: [ADR-0081]\n",
+     f"operation: expected one of {', '.join(loader.OPERATIONS)}; got \"TNOSUCH\""),
 ]
 
 
@@ -441,6 +447,25 @@ def test_file_size_encoding_and_separator_limits(tmp_path, monkeypatch):
     path.write_text("a: " + "x" * 2000 + "\n")
     assert loader.load_file(path).error.message.endswith(
         "2004 bytes: larger than 1000 bytes, the limit for a vector file")
+
+
+def test_case_count_and_broken_case_limits(tmp_path, monkeypatch):
+    bad = """
+  - {name: bad-a, source: hand, reference: r, program: [1], expect: {flags: x}}
+  - {name: bad-b, source: hand, reference: r, program: [1], expect: {flags: y}}
+  - {name: bad-c, source: hand, reference: r, program: [1], expect: {flags: z}}
+"""
+    path = project_file(tmp_path, bad)
+    monkeypatch.setattr(loader, "MAX_CASES", 3)
+    assert loader.load_file(path, cache=None).error.message.endswith(
+        "cases: 4 cases, more than 3, the limit for a vector file")
+    monkeypatch.setattr(loader, "MAX_CASES", 10)
+    monkeypatch.setattr(loader, "MAX_BAD_CASES", 2)
+    assert loader.load_file(path, cache=None).error.message.endswith(
+        "cases: more than 2 cases break the schema; the first, cases[1]: "
+        "expect.flags: expected 5 flag bits NV DZ OF UF NX (0 .. 0x1F), got \"x\"")
+    monkeypatch.setattr(loader, "MAX_BAD_CASES", 3)
+    assert [type(e).__name__ for e in loader.load_file(path, cache=None).entries] == ["Case"] + ["VectorError"] * 3
 
 
 def test_anything_unforeseen_is_the_files_error_not_an_exception(tmp_path, monkeypatch):
