@@ -44,7 +44,7 @@ from pto_avs.contract.case import PROFILES, Case, Observation
 
 DEFAULT_DEVICES = ("golden:pto-v0", "golden:hw-ieee")
 OPERATION_MARKERS = {"TCVT": "tcvt", "TQUANT": "tquant", "TMULS": "tmuls", "TGEMV_MX_ACC": "tgemv_mx_acc"}
-KINDS = ("execution", "boundary", "fault", "state-transition", "static-invariant")
+KINDS = ("execution", "boundary", "fault", "state-transition", "static-invariant", "ordering", "atomicity")
 OUTCOMES = ("pass", "fail", "device error", "not supported", "not observable", "vector error")
 OUTCOME = "pto_avs_outcome"  # user property: one of OUTCOMES
 UNOBSERVED = "pto_avs_unobserved"  # user property: aspects not observable in a passing case

@@ -671,3 +671,99 @@ def _unmasked_fill(entries):
         "scalar's element bits (TileRawElementValue is skipped)")
 def _expands_scalar_unmasked():
     return (Patch("pto_avs.device_model.ops.registry:OPERATIONS", _unmasked_fill),)
+
+
+# ---------------------------------------------------------------------------
+# the arithmetic elementwise families (TADD ... TREMS), the same way
+
+
+@mutant("cancellation-negative-zero", "the floating adder gives an exact zero sum the left operand's sign "
+        "(x + -x is -0 for a negative x) instead of +0 under round-to-nearest", profile="hw-ieee")
+def _cancellation_negative_zero():
+    def make(original):
+        def add(dtype, profile, left, right):
+            words, flags = original(dtype, profile, left, right)
+            if dtype.is_integer:
+                return words, flags
+            sign = np.uint64(1 << (dtype.bits - 1))
+            left = np.asarray(left, dtype=np.uint64)
+            return np.where(np.asarray(words) == 0, left & sign, words), flags
+        return add
+    return (_elements_replaced(("TADD", "TSUB", "TADDS", "TSUBS"), make),)
+
+
+@mutant("mul-zero-sign-lost", "the floating multiplier gives every exactly zero product +0, losing the "
+        "sign of (-x) * 0", profile="hw-ieee")
+def _mul_zero_sign_lost():
+    def make(original):
+        def multiply(dtype, profile, left, right):
+            words, flags = original(dtype, profile, left, right)
+            if dtype.is_integer:
+                return words, flags
+            return np.where(np.asarray(words) == np.uint64(1 << (dtype.bits - 1)), np.uint64(0), words), flags
+        return multiply
+    return (_elements_replaced(("TMUL",), make),)
+
+
+@mutant("signed-rem-truncated", "signed integer TREM/TREMS take the truncated remainder (C's %, the "
+        "dividend's sign) instead of the floor modulo that follows the divisor's sign")
+def _signed_rem_truncated():
+    from pto_avs.device_model.numeric.words import normalize_integer
+
+    def make(original):
+        def remainder(dtype, profile, left, right):
+            words, flags = original(dtype, profile, left, right)
+            if not dtype.signed:
+                return words, flags
+            a = normalize_integer(np.asarray(left, dtype=np.uint64), dtype).view(np.int64)
+            b = normalize_integer(np.broadcast_to(np.asarray(right, dtype=np.uint64), np.shape(a)).copy(),
+                                  dtype).view(np.int64)
+            truncated = np.fmod(a, np.where(b == 0, 1, b))
+            return truncated.astype(np.int64).view(np.uint64), flags
+        return remainder
+    return (_elements_replaced(("TREM", "TREMS"), make),)
+
+
+@mutant("fma-two-roundings", "floating TFMA rounds the product before adding the addend (a multiply "
+        "followed by an add) instead of rounding the exact a * b + c once", profile="hw-ieee")
+def _fma_two_roundings():
+    from pto_avs.device_model.numeric import elementwise_arith
+
+    def make(original):
+        def fused(dtype, profile, left, right, addend):
+            if dtype.is_integer or profile != "hw-ieee":
+                return original(dtype, profile, left, right, addend)
+            product, flags = elementwise_arith.binary("MUL", left, right, dtype, profile)
+            words, more = elementwise_arith.binary("ADD", product, addend, dtype, profile)
+            return words, flags | more
+        return fused
+    return (_elements_replaced(("TFMA",), make),)
+
+
+@mutant("rsqrt-two-roundings", "TRSQRT rounds the square root before taking its reciprocal (two "
+        "operations) instead of one rounding of 1 / sqrt(x)", profile="hw-ieee")
+def _rsqrt_two_roundings():
+    from pto_avs.device_model.numeric import elementwise_arith
+
+    def make(original):
+        def rsqrt(dtype, profile, value):
+            if profile != "hw-ieee":
+                return original(dtype, profile, value)
+            root, _ = elementwise_arith.unary("SQRT", value, dtype, profile)
+            words, flags = elementwise_arith.unary("RECIP", root, dtype, profile)
+            exact, exact_flags = original(dtype, profile, value)
+            finite = (exact_flags & 0x03) == 0  # the special values keep their own results
+            return np.where(finite, words, exact), np.where(finite, flags | (exact_flags & 0x10), exact_flags)
+        return rsqrt
+    return (_elements_replaced(("TRSQRT",), make),)
+
+
+@mutant("exp-overflow-no-of", "TEXP returns +infinity for an overflowing exponential but reports only "
+        "inexact (OF is lost)", profile="hw-ieee")
+def _exp_overflow_no_of():
+    def make(original):
+        def exponential(dtype, profile, value):
+            words, flags = original(dtype, profile, value)
+            return words, np.asarray(flags, dtype=np.uint8) & np.uint8(0x1B)
+        return exponential
+    return (_elements_replaced(("TEXP",), make),)
