@@ -44,10 +44,11 @@ from pto_avs.contract.case import PROFILES, Case, Observation
 
 DEFAULT_DEVICES = ("golden:pto-v0", "golden:hw-ieee")
 OPERATION_MARKERS = {"TCVT": "tcvt", "TQUANT": "tquant", "TMULS": "tmuls", "TGEMV_MX_ACC": "tgemv_mx_acc"}
-KINDS = ("execution", "boundary", "fault", "state-transition", "static-invariant", "ordering", "atomicity")
+KINDS = ("execution", "boundary", "fault", "state-transition", "static-invariant", "ordering")
 OUTCOMES = ("pass", "fail", "device error", "not supported", "not observable", "vector error")
 OUTCOME = "pto_avs_outcome"  # user property: one of OUTCOMES
 UNOBSERVED = "pto_avs_unobserved"  # user property: aspects not observable in a passing case
+WITHIN = "pto_avs_within"  # user property: {aspect: how it passed when not bit for bit} ("within 1 ULP ...")
 ASPECT_STATUS = "pto_avs_aspects"  # user property: {aspect: pass | fail | not observable}
 RECORDING_OUTPUT = "pto_avs_recording"  # xdist workeroutput key
 SUITE_KEY = pytest.StashKey["Suite"]()
@@ -603,6 +604,8 @@ class CaseItem(pytest.Item):
             pytest.skip(f"not observable: {', '.join(verdict.unobserved)} on {self.device_label}")
         if verdict.unobserved:
             self.user_properties.append((UNOBSERVED, list(verdict.unobserved)))
+        if verdict.notes:
+            self.user_properties.append((WITHIN, verdict.notes))
 
     def repr_failure(self, excinfo, style=None):
         where = f"{self.case.id} on {self.device_label} (profile {self.profile}), {self.case.path}"
@@ -680,6 +683,7 @@ class Tally:
         self.config = config
         self.outcomes: Counter = Counter()
         self.unobserved: Counter = Counter()
+        self.within = 0  # passing cases judged within their ULP tolerance
         self.worker_recordings: list[str] = []  # JSON texts
         self.lost_workers: list[str] = []  # workers that went down without handing their recording
         self.record_note: Optional[str] = None  # the summary line about --record
@@ -693,6 +697,7 @@ class Tally:
         self.outcomes[props[OUTCOME]] += 1
         for aspect in props.get(UNOBSERVED, []):
             self.unobserved[aspect] += 1
+        self.within += WITHIN in props
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error):
@@ -756,6 +761,8 @@ class Tally:
                 total = sum(self.unobserved.values())
                 detail = ", ".join(f"{a} {n}" for a, n in sorted(self.unobserved.items()))
                 line += f"; {total} aspect(s) not observable in passing cases ({detail})"
+            if self.within:
+                line += f"; {self.within} passing case(s) within their ULP tolerance, not bit-exact"
             terminalreporter.write_sep("-", "pto-avs outcomes")
             terminalreporter.write_line(line)
         if self.record_note:  # said only once the file is written (or that it was not)

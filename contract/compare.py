@@ -9,6 +9,12 @@ Payload, padding and storage compare *element bits*: the observed Word reduced t
 the element width of the tile's type (expected values are taken as written, so a
 value wider than the element never matches). ``carrier`` compares whole Words: the
 valid region's ``words`` and the padding's ``word``.
+
+A case may give ``expect.ulp_tolerance: N`` (TEXP/TLOG under hw-ieee only, see the
+loader): a payload element whose bits differ from the expected finite value by at
+most N representable values (``device_model.numeric.transcendental.ulp_distance``;
+never a NaN, an infinity or the other zero) passes, and the payload verdict says
+"within N ULP".
 """
 from __future__ import annotations
 
@@ -52,6 +58,7 @@ class AspectVerdict:
     mismatches: int = 0
     first: Optional[Divergence] = None
     diff: list[str] = field(default_factory=list)  # extra lines: summary, grid, XOR
+    note: str = ""  # how a passing aspect passed, when not bit for bit ("within 1 ULP ...")
 
     def report(self) -> list[str]:
         lines = [f"{self.aspect}: {self.mismatches} of {self.checked} differ; first divergence {self.first}"]
@@ -77,6 +84,11 @@ class Verdict:
         return [a for a, v in self.aspects.items() if v.status == PASS]
 
     @property
+    def notes(self) -> dict[str, str]:
+        """How passing aspects passed when not bit for bit (``{"payload": "within 1 ULP ..."}``)."""
+        return {a: v.note for a, v in self.aspects.items() if v.status == PASS and v.note}
+
+    @property
     def outcome(self) -> str:
         """``device error`` | ``fail`` | ``not observable`` (nothing checkable) | ``pass``."""
         if self.error is not None:
@@ -95,7 +107,8 @@ class Verdict:
         for aspect in self.failed:
             lines += self.aspects[aspect].report()
         if self.passed:
-            lines.append("passed: " + ", ".join(self.passed))
+            lines.append("passed: " + ", ".join(
+                f"{a} ({self.aspects[a].note})" if self.aspects[a].note else a for a in self.passed))
         if self.unobserved:
             lines.append("not observable on this device: " + ", ".join(self.unobserved))
         return "\n".join(lines)
@@ -472,7 +485,8 @@ class _Checks:
         has_defined |= implied
         want_defined |= implied
         _compare_grid(tallies["payload"], index, arrays, value, has_value & inside, want_defined,
-                      has_defined & inside, mask_bits=bits, dtype=dtype)
+                      has_defined & inside, mask_bits=bits, dtype=dtype,
+                      ulp_tolerance=self.case.expect.get("ulp_tolerance"))
         if (has_defined & ~inside).any():
             _compare_grid(tallies["padding_defined"], index, arrays, value, np.zeros_like(inside), want_defined,
                           has_defined & ~inside, mask_bits=bits, dtype=dtype)
@@ -534,6 +548,9 @@ class _Tally:
         self.mismatches = 0
         self.first: Optional[Divergence] = None
         self.diff: list[str] = []
+        self.tolerance: Optional[int] = None  # the ULP tolerance applied, if any
+        self.tolerated = 0  # elements that passed within it without being bit-exact
+        self.worst = 0  # their largest distance in ULP
 
     def check(self, equal: bool, where: str, expected, observed) -> None:
         self.checked += 1
@@ -546,13 +563,16 @@ class _Tally:
 
     def verdict(self) -> AspectVerdict:
         status = FAIL if self.mismatches else PASS
-        return AspectVerdict(self.aspect, status, self.checked, self.mismatches, self.first, self.diff)
+        note = (f"within {self.tolerance} ULP: {self.tolerated} element(s) not bit-exact, at most {self.worst} ULP"
+                if self.tolerated else "")
+        return AspectVerdict(self.aspect, status, self.checked, self.mismatches, self.first, self.diff, note)
 
 
 def _compare_grid(tally: _Tally, index: int, arrays: _TileArrays, value: np.ndarray, check_value: np.ndarray,
                   want_defined: Optional[np.ndarray], check_defined: Optional[np.ndarray], *, mask_bits, dtype,
-                  only_defined: bool = False) -> None:
-    """Compare the coordinates selected by ``check_value`` / ``check_defined`` and add a diff."""
+                  only_defined: bool = False, ulp_tolerance: Optional[int] = None) -> None:
+    """Compare the coordinates selected by ``check_value`` / ``check_defined`` and add a diff;
+    values within ``ulp_tolerance`` ULP of finite expectations pass (counted in the tally)."""
     rows, cols = value.shape
     observed_defined = arrays.defined
     if check_defined is not None and check_defined.any() and observed_defined is None:
@@ -582,6 +602,13 @@ def _compare_grid(tally: _Tally, index: int, arrays: _TileArrays, value: np.ndar
         if only_defined:
             value_checked &= observed_defined[:rows, :cols]
     bad_value = value_checked & (observed != value)
+    if ulp_tolerance and dtype and bad_value.any():
+        near = _within_ulp(value, observed, dtype, ulp_tolerance) & bad_value
+        if near.any():
+            tally.tolerance = ulp_tolerance
+            tally.tolerated += int(np.count_nonzero(near))
+            tally.worst = max(tally.worst, int(_ulp_distance(value[near], observed[near], dtype).max()))
+            bad_value &= ~near
     checked = value_checked | (check_defined if check_defined is not None else False)
     tally.checked += int(np.count_nonzero(checked))
     bad = bad_value | bad_defined
@@ -608,6 +635,24 @@ def _compare_grid(tally: _Tally, index: int, arrays: _TileArrays, value: np.ndar
         width = max(1, ((mask_bits or 64) + 3) // 4)
         tally.diff.append("XOR expected^observed: " + ", ".join(
             f"({r},{c}) 0x{int(value[r, c]) ^ int(observed[r, c]):0{width}X}" for r, c in xors))
+
+
+def _ulp_distance(expected: np.ndarray, observed: np.ndarray, dtype: str) -> np.ndarray:
+    from pto_avs.device_model.numeric.transcendental import ulp_distance
+
+    return ulp_distance(expected.astype(np.uint64), observed.astype(np.uint64), dtype)
+
+
+def _within_ulp(expected: np.ndarray, observed: np.ndarray, dtype: str, tolerance: int) -> np.ndarray:
+    """Elements of a floating type whose values are both finite and 1..``tolerance`` ULP apart
+    (0 ULP with different bits is the other zero: not within)."""
+    if element_bits(dtype) > 64 or dtype not in _FLOATING_TOLERANCE_TYPES:
+        return np.zeros(expected.shape, bool)
+    distance = _ulp_distance(expected, observed, dtype).reshape(expected.shape)
+    return (distance >= 1) & (distance <= tolerance)
+
+
+_FLOATING_TOLERANCE_TYPES = ("FP64", "FP32", "TF32", "HF32", "FP16", "BF16", "E4M3", "E5M2")
 
 
 def _draw(index, bad_value, bad_defined, checked, want_defined, r0, c0, dtype) -> list[str]:

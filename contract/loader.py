@@ -553,7 +553,7 @@ def _load(name: str, data: bytes, catalog: Catalog, check) -> dict:
         elif label != raw_case["name"]:
             problem = f"name: '{raw_case['name']}' is used by an earlier case"
         else:
-            problem = _check_case(raw_case)
+            problem = _check_case(raw_case) or _check_tolerance(raw["operation"], raw_case)
         if problem:
             result["entries"].append(["error", label, problem])
         else:
@@ -690,6 +690,26 @@ def _check_case(raw_case: dict) -> Optional[str]:
         problem = _check_expect_tile(tile, where)
         if problem:
             return problem
+    return None
+
+
+# Operations whose hw-ieee results the profile does not pin (SPEC-CHOICES row 20): only their
+# cases may carry expect.ulp_tolerance, and only under hw-ieee alone.
+TOLERANCE_OPERATIONS = ("TEXP", "TLOG")
+
+
+def _check_tolerance(operation: str, raw_case: dict) -> Optional[str]:
+    expect = raw_case["expect"]
+    if "ulp_tolerance" not in expect:
+        return None
+    if operation not in TOLERANCE_OPERATIONS:
+        return (f"expect.ulp_tolerance: {operation} results are exactly specified; a ULP tolerance applies to "
+                f"{', '.join(TOLERANCE_OPERATIONS)} only")
+    if raw_case.get("profiles") != ["hw-ieee"]:
+        return "expect.ulp_tolerance: a ULP tolerance applies under hw-ieee alone (profiles: [hw-ieee]), never pto-v0"
+    for i, tile in enumerate(expect.get("tiles", [])):
+        if "words" in tile:
+            return f"expect.tiles[{i}].words: a case with a ULP tolerance compares element values only; leave words out"
     return None
 
 

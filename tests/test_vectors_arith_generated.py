@@ -65,3 +65,17 @@ def test_each_reference_case_is_one_isolation_key(op):
         assert case["expect"]["flags"] == ref.recorded_status(op, profile, flags), case["name"]
         keys_seen += 1
     assert keys_seen >= 20
+
+
+def test_the_element_reference_agrees_with_the_spec_interpreter():
+    """Every element the spec's interpreter computed under the reference profile
+    (tests/data/aslref-arith-elements.json, recorded by vectors/reference/aslref_arith_probe.py)."""
+    import json
+    from pathlib import Path
+
+    records = json.loads((Path(__file__).parent / "data" / "aslref-arith-elements.json").read_text())["cases"]
+    assert len(records) == 3112
+    for record in records:
+        op = record.get("op") or "FMA"
+        assert ref.element_op(op, record["type"], "pto-v0", *record["inputs"]) == (
+            record["result"], record["flags"]), record
