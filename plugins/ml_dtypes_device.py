@@ -16,8 +16,19 @@ divergence; nothing here papers over it:
   profile gives +0.
 - Overflow into formats without infinity: ml_dtypes saturates E3M2/E2M3/E2M1
   (as the profile does) but turns E4M3 overflow into NaN with the source sign.
-Cases that need another rounding mode, Sat=1, a pair outside ml_dtypes, or an
-operation other than TCVT are "not supported".
+
+TADD, TSUB, TMUL, TDIV and TSQRT on FP32, FP16 and BF16 (RNE, the only mode they
+take) are numpy's: binary32 arithmetic natively, FP16 and BF16 computed in binary32
+and rounded once more to the type. That second rounding never changes a result
+(README, "Peers"): for +, -, *, / and sqrt, an intermediate format of p bits gives
+the correctly rounded p'-bit result when p >= 2p' + 2 (24 >= 2*11 + 2 for FP16,
+24 >= 2*8 + 2 for BF16), the binary32 range holds every FP16 result and every
+BF16 result short of BF16's own overflow, and in the subnormal ranges binary32
+keeps at least 16 more bits than the target. Divergences from the profile to
+expect: a NaN result keeps numpy's sign and payload instead of the canonical NaN.
+
+Cases that need another rounding mode, Sat=1, a pair outside ml_dtypes, a type
+outside FP32/FP16/BF16 for the arithmetic, or another operation are "not supported".
 """
 from __future__ import annotations
 
@@ -44,6 +55,8 @@ ML_TYPES = {
     "E8M0": np.dtype(ml_dtypes.float8_e8m0fnu),
 }
 _CARRIERS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+NUMPY_OPERATIONS = {"TADD": np.add, "TSUB": np.subtract, "TMUL": np.multiply, "TDIV": np.divide, "TSQRT": np.sqrt}
+ARITHMETIC_TYPES = ("FP32", "FP16", "BF16")
 
 
 class _NotByMlDtypes(Exception):
@@ -69,13 +82,32 @@ def ml_convert(bits, src: str, dst: str, rounding: str = "RNE", saturate: bool =
     return words, np.zeros(words.shape, dtype=np.uint8)
 
 
+def numpy_element(operation: str):
+    """The element function (``ops.elementwise`` signature) of ``operation`` computed by numpy
+    in binary32 and rounded to the tile's type."""
+    function = NUMPY_OPERATIONS[operation]
+
+    def element(dtype, profile, *operands):
+        if dtype.name not in ARITHMETIC_TYPES:
+            raise _NotByMlDtypes(f"the numpy peer computes {operation} on {', '.join(ARITHMETIC_TYPES)}, "
+                                 f"not {dtype.name}")
+        target = ML_TYPES[dtype.name]
+        carrier = _CARRIERS[target.itemsize]
+        values = [np.asarray(w, dtype=np.uint64).astype(carrier).view(target).astype(np.float32) for w in operands]
+        with np.errstate(all="ignore"):
+            result = function(*values).astype(target)
+        words = result.view(carrier).astype(np.uint64)
+        return words, np.zeros(words.shape, dtype=np.uint8)
+    return element
+
+
 class MlDtypesDevice(GoldenDevice):
     name = "ml_dtypes"
 
     def __init__(self):
         super().__init__("hw-ieee")
         self.capabilities = Capabilities(
-            profile="hw-ieee", operations=frozenset({"TCVT"}), dtypes=frozenset(ML_TYPES),
+            profile="hw-ieee", operations=frozenset({"TCVT", *NUMPY_OPERATIONS}), dtypes=frozenset(ML_TYPES),
             aspects=frozenset(ASPECTS) - {"flags"}, direct_calls=True)
         self._runs: dict[str, Observation] = {}
         self._refusal: Optional[str] = None
@@ -87,11 +119,35 @@ class MlDtypesDevice(GoldenDevice):
             self._refusal = str(exc)
             raise
 
+    def _element(self, operation: str):
+        compute = numpy_element(operation)
+
+        def element(*args):
+            try:
+                return compute(*args)
+            except _NotByMlDtypes as exc:
+                self._refusal = str(exc)
+                raise
+        return element
+
+    def _operations(self) -> dict:
+        """The registry with the arithmetic entries' element functions replaced by numpy's."""
+        import copy
+
+        from pto_avs.device_model.ops import registry
+
+        entries = dict(registry.OPERATIONS)
+        for name in NUMPY_OPERATIONS:
+            entries[name] = copy.copy(entries[name])
+            entries[name].element = self._element(name)
+        return entries
+
     def _run(self, case: Case) -> Observation:
-        from pto_avs.device_model.ops import tcvt  # the model's TCVT calls its conversion through this name
+        from pto_avs.device_model.ops import registry, tcvt  # the model's TCVT calls its conversion through this name
 
         self._refusal = None
-        with mock.patch.object(tcvt, "convert", self._convert):
+        with mock.patch.object(tcvt, "convert", self._convert), \
+                mock.patch.object(registry, "OPERATIONS", self._operations()):
             observation = super().execute(case)
         if self._refusal is not None:
             return Observation.device_error(f"not supported: {self._refusal}")
