@@ -1,6 +1,6 @@
 """Write the hw-ieee numeric vectors ``vectors/PTO-AVS-X-*-HW-*.yaml`` from the exact reference.
 
-    .venv/bin/python -m vectors.reference.generate_numeric [--out DIR]
+    .venv/bin/python -m pto_avs.vectors.reference.generate_numeric [--out DIR]
 
 Every expected value comes from ``vectors/reference/numeric.py`` (exact rationals, no
 ``device_model`` code), never from running the golden model. The same command writes the
@@ -33,7 +33,7 @@ from pathlib import Path
 from . import numeric as ref
 from . import value_classes as classes
 
-COMMAND = ".venv/bin/python -m vectors.reference.generate_numeric"
+COMMAND = ".venv/bin/python -m pto_avs.vectors.reference.generate_numeric"
 VECTORS_DIR = Path(__file__).resolve().parent.parent
 FILE_GLOBS = ("PTO-AVS-X-*-HW-*.yaml", "PTO-AVS-X-TGEMV-MX-ACC-PP-*.yaml")  # what `write` owns
 ALL_MODES = ref.MODES
@@ -1130,4 +1130,8 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the importable copy of this module: generate_postprocess imports it, and its YAML
+    # marker classes (Flow, Hex, ...) must be the ones the writer checks for.
+    from . import generate_numeric as importable
+
+    sys.exit(importable.main())
