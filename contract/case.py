@@ -75,8 +75,15 @@ TILE_MEMBER_TYPES = {
 }
 
 
+_EXACT_JSON_TYPES = {type(None): "null", bool: "boolean", int: "integer", float: "number", str: "string",
+                     dict: "object", list: "array", tuple: "array"}
+
+
 def json_type(value) -> str:
     """The JSON type a value stands for (numpy integers are integers, numpy arrays arrays)."""
+    exact = _EXACT_JSON_TYPES.get(type(value))  # the common case, without the abstract-class checks
+    if exact is not None:
+        return exact
     if value is None:
         return "null"
     if isinstance(value, bool) or type(value).__name__ == "bool_":

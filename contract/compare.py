@@ -373,8 +373,9 @@ class _Checks:
             mask = (1 << element_bits(dtype)) - 1 if dtype else (1 << 64) - 1
             for index, expected in sorted(tile["storage"].items()):
                 got = observed[index] & mask if index < len(observed) else None
-                tally.check(got == expected, f"tile {tile['index']} storage[{index}]", describe_bits(expected, dtype),
-                            "no such index" if got is None else describe_bits(got, dtype))
+                equal = got == expected  # (values are described only for a mismatch)
+                tally.check(equal, f"tile {tile['index']} storage[{index}]", "" if equal else describe_bits(expected, dtype),
+                            "" if equal else "no such index" if got is None else describe_bits(got, dtype))
         return tally.verdict()
 
     def sources(self) -> AspectVerdict:
@@ -522,9 +523,18 @@ def _grid(name: str, index: int, data, dtype, rows, cols) -> Optional[np.ndarray
     return array
 
 
+def _all_booleans(grid) -> bool:
+    """Every element of a grid is a bool (numpy's too), without a Python step per element."""
+    try:
+        array = np.asarray(grid)
+    except (TypeError, ValueError):  # ragged: judged element by element, the shape check says the rest
+        return all(isinstance(v, (bool, np.bool_)) for row in grid for v in row)
+    return array.size == 0 or array.dtype == np.bool_
+
+
 def _tile_arrays(index: int, obs: TileObservation) -> _TileArrays:
     words = _grid("words", index, obs.words, np.uint64, obs.rows, obs.cols)
-    if obs.defined is not None and not all(isinstance(v, (bool, np.bool_)) for row in obs.defined for v in row):
+    if obs.defined is not None and not _all_booleans(obs.defined):
         raise MalformedObservation(f"tile {index} defined: expected booleans")
     defined = _grid("defined", index, obs.defined, bool, obs.rows, obs.cols)
     shape = words.shape if words is not None else (defined.shape if defined is not None else None)

@@ -166,10 +166,111 @@ def cpu_wall(figures: dict, prefix: str) -> str:
     return f"{figures[prefix + '_cpu']:7.2f} s ({figures[prefix + '_wall']:6.2f} s)"
 
 
+def collection(bench: Bench, args, shipped: list[Path], work: Path) -> None:
+    scaled = synthetic_set(args.scale, work / "scaled")
+    print(f"synthetic {args.scale}x: {len(scaled)} files, {sum(p.stat().st_size for p in scaled) / 1e6:.1f} MB")
+    print()
+    rows = []
+    for label, files, vector_args in (("1x", shipped, []),
+                                      (f"{args.scale}x", scaled, ["--vectors-only", f"--vectors={work / 'scaled'}"])):
+        parse = bench.parse(files)
+        cold, warm = bench.collection(vector_args, label)
+        rows.append((label, parse, cold, warm))
+    print("| set | items | parse (CSafeLoader) | cold collection | warm collection | cold/parse | warm/parse |")
+    print("|---|---|---|---|---|---|---|")
+    for label, parse, cold, warm in rows:
+        print(f"| {label} | {warm['items']} | {parse['cpu']:.2f} s ({parse['wall']:.2f} s) | {cpu_wall(cold, 'collect')} "
+              f"| {cpu_wall(warm, 'collect')} | {cold['collect_cpu'] / parse['cpu']:.2f} (goal <= 1.5) "
+              f"| {warm['collect_cpu'] / parse['cpu']:.2f} (goal <= 0.5) |")
+    print("whole pytest process, warm, 1x: "
+          f"{rows[0][3]['process_cpu']:.2f} s CPU ({rows[0][3]['process_wall']:.2f} s wall), "
+          "interpreter start, plugins and imports included")
+    print()
+
+    one_id = shipped[0].stem
+    for what, selection in ((f"one file by node ID (avs/test_conformance.py::{one_id})",
+                             [f"avs/test_conformance.py::{one_id}"]),
+                            ("one -k match (-k 'u8-nd-to-u16-dn')", ["-k", "u8-nd-to-u16-dn"])):
+        command = bench.pytest("--collect-only", *selection)
+        if selection[0].startswith("avs/"):
+            command.remove("avs/")
+        runs = [bench.process(command, work / f"cache-select-{len(what)}-{i}") for i in range(args.repeat)]
+        best = bench.best(runs, "collect_cpu")
+        read = len(list((work / f"cache-select-{len(what)}-0").glob("*.marshal")))
+        print(f"selection, cold: {what}: {best['items']} items, {cpu_wall(best, 'collect')}; "
+              f"files loaded (validated and cached): {read} of {len(shipped)}")
+    print()
+
+
+def execution(bench: Bench, work: Path) -> None:
+    cache = work / "cache-run"
+    bench.process(bench.pytest("--collect-only"), cache)
+    runs = [bench.process(bench.pytest("--device", "golden:pto-v0"), cache) for _ in range(bench.repeat)]
+    run = bench.best(runs, "run_cpu")
+    model = json.loads(subprocess.run([sys.executable, "-c", MODEL, str(VECTORS)], env=dict(
+        bench.env, PTO_AVS_CACHE_DIR=str(cache)), capture_output=True, text=True, check=True).stdout)
+    summary = [line for line in run["stdout"].splitlines() if line.startswith("pto-avs: ")]
+    per_case_model = model["cpu"] / model["cases"]
+    overhead = (run["run_cpu"] - model["cpu"]) / run["items"]
+    # pytest's own cost per test in this environment: as many empty parametrized tests.
+    trivial = work / "trivial"
+    trivial.mkdir()
+    (trivial / "test_empty.py").write_text(f"import pytest\n\n@pytest.mark.parametrize('i', range({run['items']}))\n"
+                                           "def test_empty(i):\n    pass\n")
+    floor = bench.best([bench.process([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
+                                       "-p", "pto_avs_bench_probe", "test_empty.py"], cwd=trivial)
+                        for _ in range(bench.repeat)], "run_cpu")
+    pytest_floor = floor["run_cpu"] / floor["items"]
+    ours = overhead - pytest_floor
+    print(f"execution: pytest avs/ --device golden:pto-v0: {run['items']} cases in {cpu_wall(run, 'run')}: "
+          f"{run['items'] / run['run_wall']:.0f} cases/s wall, {run['items'] / run['run_cpu']:.0f} cases/s CPU "
+          f"[{summary[0] if summary else 'no summary'}]")
+    print(f"  the model alone: {model['cases']} cases in {model['cpu']:.2f} s CPU: {per_case_model * 1e3:.2f} ms per case")
+    print(f"  in-process overhead per case (run CPU less the model's): {overhead * 1e3:.2f} ms "
+          f"({'below' if overhead < per_case_model else 'ABOVE'} the model's time): pytest's own cost per test "
+          f"(an empty parametrized test, same plugins) {pytest_floor * 1e3:.2f} ms, the pto-avs plugin, adapter and "
+          f"comparator {ours * 1e3:.2f} ms ({'below' if ours < per_case_model else 'ABOVE'} the model's time)")
+    print(f"  the spec interpreter (aslref, /work/aslref/NOTES.md): >= {ASLREF_POINT_FLOOR_S} s per test point "
+          f"(loading the spec), {ASLREF_TCVT_BUNDLE_S} s for the TCVT bundle point: the golden run is "
+          f"{ASLREF_POINT_FLOOR_S * run['items'] / run['run_wall']:.0f}x faster than the floor, "
+          f"{ASLREF_TCVT_BUNDLE_S * run['items'] / run['run_wall']:.0f}x than the bundle point (wall)")
+    print()
+
+
+def xdist(bench: Bench, work: Path) -> None:
+    cache = work / "cache-xdist"
+    bench.process(bench.pytest("--collect-only"), cache)
+    serial = bench.process(bench.pytest("-n", "0"), cache)
+    parallel = bench.process(bench.pytest("-n", "auto"), cache)
+    print(f"xdist, whole suite (both golden profiles, {serial['items']} items): -n 0 {serial['process_wall']:.1f} s, "
+          f"-n auto {parallel['process_wall']:.1f} s wall: speedup {serial['process_wall'] / parallel['process_wall']:.2f}x")
+    print()
+
+
+def plugin_load(bench: Bench, args, work: Path) -> None:
+    project = work / "unrelated"
+    project.mkdir()
+    (project / "test_one.py").write_text("def test_one():\n    assert True\n")
+    base = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
+    with_plugin = [bench.process(base, cwd=project) for _ in range(max(args.repeat, 5))]
+    without = [bench.process(base + ["-p", "no:pto_avs", "-p", "no:pto_avs_reports"], cwd=project)
+               for _ in range(max(args.repeat, 5))]
+    a, b = bench.best(with_plugin, "process_cpu"), bench.best(without, "process_cpu")
+    own = subprocess.run([sys.executable, "-X", "importtime", "-c", "import pytest; import pto_avs.avs.pytest_plugin"],
+                         env=bench.env, capture_output=True, text=True).stderr
+    ours = sum(int(line.split("|")[0].split(":")[1]) for line in own.splitlines()
+               if "pto_avs" in line.split("|")[-1])
+    print(f"plugin load in an unrelated project (pytest --collect-only, one test): with the pto-avs entry points "
+          f"{a['process_cpu']:.3f} s CPU ({a['process_wall']:.2f} s wall), without "
+          f"{b['process_cpu']:.3f} s CPU ({b['process_wall']:.2f} s wall), best of {len(with_plugin)}; "
+          f"importing the runner plugin's own modules: {ours / 1e3:.1f} ms")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--scale", type=int, default=10)
+    parser.add_argument("--skip-collection", action="store_true", help="no collection or selection figures")
     parser.add_argument("--skip-run", action="store_true", help="no execution figures")
     parser.add_argument("--skip-xdist", action="store_true", help="no -n auto figure (two whole-suite runs)")
     parser.add_argument("--skip-plugin", action="store_true", help="no plugin-load figure")
@@ -178,91 +279,17 @@ def main(argv=None) -> int:
         work = Path(folder)
         bench = Bench(args.repeat, work)
         shipped = sorted(VECTORS.glob("*.yaml"))
-        scaled = synthetic_set(args.scale, work / "scaled")
         size = sum(p.stat().st_size for p in shipped) / 1e6
-        print(f"vectors: {len(shipped)} files, {size:.1f} MB; synthetic {args.scale}x: {len(scaled)} files, "
-              f"{sum(p.stat().st_size for p in scaled) / 1e6:.1f} MB; best of {args.repeat}; "
-              f"CPU seconds (wall seconds); {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
-        print()
-        rows = []
-        for label, files, vector_args in (("1x", shipped, []),
-                                          (f"{args.scale}x", scaled, ["--vectors-only", f"--vectors={work / 'scaled'}"])):
-            parse = bench.parse(files)
-            cold, warm = bench.collection(vector_args, label)
-            rows.append((label, parse, cold, warm))
-        print("| set | items | parse (CSafeLoader) | cold collection | warm collection | cold/parse | warm/parse |")
-        print("|---|---|---|---|---|---|---|")
-        for label, parse, cold, warm in rows:
-            print(f"| {label} | {warm['items']} | {parse['cpu']:.2f} s ({parse['wall']:.2f} s) | {cpu_wall(cold, 'collect')} "
-                  f"| {cpu_wall(warm, 'collect')} | {cold['collect_cpu'] / parse['cpu']:.2f} (goal <= 1.5) "
-                  f"| {warm['collect_cpu'] / parse['cpu']:.2f} (goal <= 0.5) |")
-        print("whole pytest process, warm, 1x: "
-              f"{rows[0][3]['process_cpu']:.2f} s CPU ({rows[0][3]['process_wall']:.2f} s wall), "
-              "interpreter start, plugins and imports included")
-        print()
-
-        one_id = shipped[0].stem
-        for what, selection in ((f"one file by node ID (avs/test_conformance.py::{one_id})",
-                                 [f"avs/test_conformance.py::{one_id}"]),
-                                ("one -k match (-k 'u8-nd-to-u16-dn')", ["-k", "u8-nd-to-u16-dn"])):
-            command = bench.pytest("--collect-only", *selection)
-            if selection[0].startswith("avs/"):
-                command.remove("avs/")
-            runs = [bench.process(command, work / f"cache-select-{len(what)}-{i}") for i in range(args.repeat)]
-            best = bench.best(runs, "collect_cpu")
-            read = len(list((work / f"cache-select-{len(what)}-0").glob("*.marshal")))
-            print(f"selection, cold: {what}: {best['items']} items, {cpu_wall(best, 'collect')}; "
-                  f"files loaded (validated and cached): {read} of {len(shipped)}")
-        print()
-
+        print(f"vectors: {len(shipped)} files, {size:.1f} MB; best of {args.repeat}; CPU seconds (wall seconds); "
+              f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+        if not args.skip_collection:
+            collection(bench, args, shipped, work)
         if not args.skip_run:
-            cache = work / "cache-run"
-            bench.process(bench.pytest("--collect-only"), cache)
-            runs = [bench.process(bench.pytest("--device", "golden:pto-v0"), cache) for _ in range(args.repeat)]
-            run = bench.best(runs, "run_cpu")
-            model = json.loads(subprocess.run([sys.executable, "-c", MODEL, str(VECTORS)], env=dict(
-                bench.env, PTO_AVS_CACHE_DIR=str(cache)), capture_output=True, text=True, check=True).stdout)
-            summary = [line for line in run["stdout"].splitlines() if line.startswith("pto-avs: ")]
-            per_case_model = model["cpu"] / model["cases"]
-            overhead = (run["run_cpu"] - model["cpu"]) / run["items"]
-            print(f"execution: pytest avs/ --device golden:pto-v0: {run['items']} cases in {cpu_wall(run, 'run')}: "
-                  f"{run['items'] / run['run_wall']:.0f} cases/s wall, {run['items'] / run['run_cpu']:.0f} cases/s CPU "
-                  f"[{summary[0] if summary else 'no summary'}]")
-            print(f"  the model alone: {model['cases']} cases in {model['cpu']:.2f} s CPU: {per_case_model * 1e3:.2f} ms "
-                  f"per case; plugin and comparison overhead {overhead * 1e3:.2f} ms per case "
-                  f"({'below' if overhead < per_case_model else 'ABOVE'} the model's own time)")
-            print(f"  the spec interpreter (aslref, /work/aslref/NOTES.md): >= {ASLREF_POINT_FLOOR_S} s per test point "
-                  f"(loading the spec), {ASLREF_TCVT_BUNDLE_S} s for the TCVT bundle point: the golden run is "
-                  f"{ASLREF_POINT_FLOOR_S * run['items'] / run['run_wall']:.0f}x faster than the floor, "
-                  f"{ASLREF_TCVT_BUNDLE_S * run['items'] / run['run_wall']:.0f}x than the bundle point (wall)")
-            print()
-
+            execution(bench, work)
         if not args.skip_xdist:
-            cache = work / "cache-xdist"
-            bench.process(bench.pytest("--collect-only"), cache)
-            serial = bench.process(bench.pytest("-n", "0"), cache)
-            parallel = bench.process(bench.pytest("-n", "auto"), cache)
-            print(f"xdist, whole suite (both golden profiles, {serial['items']} items): -n 0 {serial['process_wall']:.1f} s, "
-                  f"-n auto {parallel['process_wall']:.1f} s wall: speedup {serial['process_wall'] / parallel['process_wall']:.2f}x")
-            print()
-
+            xdist(bench, work)
         if not args.skip_plugin:
-            project = work / "unrelated"
-            project.mkdir()
-            (project / "test_one.py").write_text("def test_one():\n    assert True\n")
-            base = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
-            with_plugin = [bench.process(base, cwd=project) for _ in range(max(args.repeat, 5))]
-            without = [bench.process(base + ["-p", "no:pto_avs", "-p", "no:pto_avs_reports"], cwd=project)
-                       for _ in range(max(args.repeat, 5))]
-            a, b = bench.best(with_plugin, "process_cpu"), bench.best(without, "process_cpu")
-            own = subprocess.run([sys.executable, "-X", "importtime", "-c", "import pytest; import pto_avs.avs.pytest_plugin"],
-                                 env=bench.env, capture_output=True, text=True).stderr
-            ours = sum(int(line.split("|")[0].split(":")[1]) for line in own.splitlines()
-                       if "pto_avs" in line.split("|")[-1])
-            print(f"plugin load in an unrelated project (pytest --collect-only, one test): with the pto-avs entry points "
-                  f"{a['process_cpu']:.3f} s CPU ({a['process_wall']:.2f} s wall), without "
-                  f"{b['process_cpu']:.3f} s CPU ({b['process_wall']:.2f} s wall), best of {len(with_plugin)}; "
-                  f"importing the runner plugin's own modules: {ours / 1e3:.1f} ms")
+            plugin_load(bench, args, work)
     return 0
 
 
