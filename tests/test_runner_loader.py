@@ -551,6 +551,21 @@ def test_a_damaged_or_unwritable_cache_is_only_a_miss(tmp_path):
     assert not unwritable.usable
 
 
+def test_concurrent_processes_share_the_cache_safely(tmp_path):
+    """As pytest-xdist workers do: several processes load the same files into one cache at once;
+    each gets the whole result, and the cache ends with one entry per file and no leftovers."""
+    for i in range(3):
+        project_file(tmp_path, "", vector_id=f"PTO-AVS-X-RUNNER-LOADER-00{i + 1}")
+    probe = ("import sys; from pathlib import Path; from pto_avs.contract import loader, vector_cache; "
+             "cache = vector_cache.VectorCache(Path(sys.argv[1]) / 'cache'); "
+             "files = loader.load_paths([Path(sys.argv[1])], cache=cache); "
+             "print(sum(len(f.cases) for f in files), all(f.error is None for f in files))")
+    workers = [subprocess.Popen([sys.executable, "-c", probe, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+               for _ in range(4)]
+    assert [worker.communicate(timeout=120)[0].split() for worker in workers] == [["3", "True"]] * 4
+    assert sorted(p.suffix for p in (tmp_path / "cache").iterdir()) == [".marshal"] * 3
+
+
 def test_the_code_digest_covers_every_project_module_the_loader_imports():
     """A fresh interpreter imports the loader; every pto_avs module it then holds (and its file)
     is in the import closure whose sources key the cache."""
