@@ -606,11 +606,15 @@ def _worded(errors: list, whole: str = "") -> str:
 
 
 def _case_label(raw_case, index: int, names_seen: set) -> str:
+    """The case's test name: its name, ``name#N`` for a repeated one, ``case#N`` when the name
+    cannot name a test (missing, not text, with ``::``, unprintable or longer than 200)."""
     name = raw_case.get("name") if isinstance(raw_case, dict) else None
-    if isinstance(name, str) and name and "::" not in name and name not in names_seen:
-        names_seen.add(name)
-        return name
-    return f"case#{index + 1}" if not isinstance(name, str) or not name or "::" in name else f"{name}#{index + 1}"
+    if not (isinstance(name, str) and name and "::" not in name and name.isprintable() and len(name) <= 200):
+        return f"case#{index + 1}"
+    if name in names_seen:
+        return f"{name}#{index + 1}"
+    names_seen.add(name)
+    return name
 
 
 def _metadata(raw: dict, catalog: Catalog) -> dict:

@@ -109,6 +109,7 @@ def hostile_files() -> dict[str, tuple[str, bytes]]:
     add("schema", header("@ID@").replace("@ID@", "PTO-AVS-X-SOMEONE-ELSE-001") + "cases:\n" + GOOD_CASE)
     add("schema", doc + case_with(expect="{flags: 1.0}"))
     add("schema", doc + case_with(name="'a::b'"))
+    add("schema", doc + case_with(name='"line\\nbreak"') + case_with(name='"nul\\0char"') + case_with(name="x" * 300))
     add("schema", doc + case_with(expect="{tiles: [{index: 99}]}"))
     add("schema", doc + case_with(program="'BSTART.VEC TCVT, U8; B.DIM LB7=2; BSTOP'"))
     add("schema", doc + case_with(program="[{call: TMULS, dst: 1, src: 0}]"))
