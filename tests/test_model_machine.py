@@ -267,7 +267,7 @@ def test_open_block_at_end_is_not_committed():
 
 def test_unmodelled_instructions_stop_without_fault():
     m = machine_with_source()
-    result = m.run(["BSTART.VEC TADD, FP32", "BSTOP"])
+    result = m.run(["BSTART.SFU TCOLMAX, FP32", "BSTOP"])  # a column reduction: not modelled
     assert result.fault is None and result.stopped and result.step == 0
     result = m.run([0x00001001])  # BSTART.STD FALL (catalog form 28)
     assert result.fault is None and result.stopped

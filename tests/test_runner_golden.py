@@ -72,8 +72,8 @@ def test_refusals_are_device_errors_not_exceptions():
     assert device.execute(bad_state).error.startswith("initial state rejected: configure_tile(0): capacity 100")
     bad_text = dataclasses.replace(case, program=("BSTART.VEC NOSUCHOP, U8",))
     assert device.execute(bad_text).error.startswith("program rejected: ")
-    # TADD is a real TEPL operation the model does not implement: its run stops, which is no verdict.
-    unmodelled = dataclasses.replace(case, program=("BSTART.VEC TADD, U8; BSTOP",))
+    # TCOLMAX is a real tile operation the model does not implement: its run stops, which is no verdict.
+    unmodelled = dataclasses.replace(case, program=("BSTART.SFU TCOLMAX, FP32; BSTOP",))
     assert device.execute(unmodelled).error.startswith("the golden model does not model ")
 
 
