@@ -1,6 +1,6 @@
 """``pto-avs spec-check``: every shipped ``pto-v0`` case on the executable spec, agreement per operation.
 
-    pto-avs spec-check [--device aslref:<checkout>] [--record FILE.json.gz] [--no-golden]
+    pto-avs spec-check [--device aslref:<checkout>] [--record FILE.json.gz [--update]] [--no-golden]
 
 Runs the cases on the spec device (default ``aslref:`` with ``$PTO_AVS_SPEC`` and
 ``$PTO_AVS_ASLREF``), judges each answer against its vector with the ordinary
@@ -8,8 +8,10 @@ comparator, and prints per operation the counts of pass, fail, device error, not
 observable and not supported, then every case that does not pass with the
 comparator's first divergence. Unless ``--no-golden``, the golden model runs the
 same cases and both rates (cases per second) are printed. ``--record`` writes the
-spec's answers as a replay recording (``--device replay:FILE``); with the default
-path it refreshes the committed recording that CI replays.
+spec's answers as a replay recording (``--device replay:FILE``); given
+``vectors/recordings/aslref-pto-v0.json.gz`` it refreshes the committed recording
+that CI replays. ``--update`` keeps the answers the file holds for unchanged cases
+and runs only new or changed ones.
 
 Exit status: 0 every case passes (or is not observable), 1 a case fails or is a
 device error, 2 the run cannot be set up.
@@ -42,11 +44,29 @@ def shipped_cases(paths=None) -> list:
     return cases
 
 
+def recorded_answers(path: Path, cases: list) -> dict:
+    """Observations a recording holds for ``cases`` whose state and program are unchanged."""
+    from pto_avs.contract.case import Observation
+    from pto_avs.plugins.replay import Recording, case_digest
+
+    entry = Recording.read(path).devices.get(RECORDING_LABEL, {"cases": {}})
+    kept = {}
+    for case in cases:
+        answer = entry["cases"].get(case.id)
+        if answer and "observation" in answer and answer.get("digest") == case_digest(case):
+            kept[case.id] = Observation.from_json(answer["observation"])
+    return kept
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", default="aslref:", metavar="NAME[:ARG]",
                         help="the spec device (default aslref: with $PTO_AVS_SPEC and $PTO_AVS_ASLREF)")
     parser.add_argument("--record", type=Path, default=None, metavar="FILE",
                         help=f"write the answers as a replay recording (the committed one: {RECORDING.relative_to(RECORDING.parents[2])})")
+    parser.add_argument("--update", action="store_true",
+                        help="with --record: keep the answers FILE already holds for cases whose state and program "
+                             "are unchanged and run only the others (after changing the adapter or the spec, "
+                             "refresh without --update)")
     parser.add_argument("--no-golden", action="store_true", help="do not time the golden model on the same cases")
     parser.add_argument("--vectors", type=Path, action="append", default=None, metavar="PATH",
                         help="vector directory or file instead of the shipped vectors (repeatable)")
@@ -64,7 +84,10 @@ def run(args) -> int:
     from pto_avs.plugins.replay import Recording
 
     try:
+        if args.update and args.record is None:
+            raise ValueError("--update needs --record FILE")
         cases = shipped_cases(args.vectors)
+        kept = recorded_answers(args.record, cases) if args.update and args.record.exists() else {}
         device = open_device(args.device)
     except ValueError as exc:
         print(f"pto-avs spec-check: {exc}", file=sys.stderr)
@@ -75,14 +98,16 @@ def run(args) -> int:
                   file=sys.stderr)
             return 2
         reasons = {case.id: device.supports(case) for case in cases}
-        runnable = [case for case in cases if reasons[case.id] is None]
-        print(f"{len(cases)} {PROFILE} cases, {len(runnable)} run on {args.device}")
+        runnable = [case for case in cases if reasons[case.id] is None and case.id not in kept]
+        print(f"{len(cases)} {PROFILE} cases, {len(runnable)} run on {args.device}"
+              + (f", {len(kept)} answers kept from {args.record}" if args.update else ""))
         start = time.perf_counter()
         observations = device.execute_batch(runnable)
         seconds = time.perf_counter() - start
     finally:
         device.close()
-    answers = dict(zip((case.id for case in runnable), observations))
+    answers = dict(kept)
+    answers.update(zip((case.id for case in runnable), observations))
     counts = collections.defaultdict(collections.Counter)
     problems = []
     for case in cases:

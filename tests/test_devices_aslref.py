@@ -28,9 +28,20 @@ from pto_avs.plugins.base import open_device
 from pto_avs.plugins.replay import Recording
 
 RECORDING = spec_check.RECORDING
+# Direct-call contracts as Spec.direct_contracts reads them from build/pto-spec.asl (a few of them).
+CONTRACTS = {"TMULS": ("TileIndex", "TileIndex", "Word"), "TADD": ("TileIndex", "TileIndex", "TileIndex")}
 # Shipped pto-v0 cases whose vector the executable spec contradicts, and why (see vectors/SPEC-CHOICES.md).
 # A case listed here that agrees again fails the test, so the list cannot go stale.
-KNOWN_DISAGREEMENTS: dict[str, str] = {}
+KNOWN_DISAGREEMENTS: dict[str, str] = {
+    "PTO-AVS-X-TCVT-LAYOUT-002::nd2n8-direct-call":
+        "SPEC-CHOICE 7: for B.DATR Layout codes 21..26 TileOperandsLegal_TCVT reaches `unreachable` in "
+        "TileDataLayoutSourceLayout (asl/block/model/state/control-state.asl:241), an ASL dynamic error, so the "
+        "spec has no answer; the vector expects the project's choice, Fault_TileLegality.",
+    "PTO-AVS-X-TGEMV-MX-ACC-FAULT-001::datr-datatype-none":
+        "SPEC-CHOICE 3: B.DATR DataType 31 (DTYPE_NONE) reaches TileDataTypeFromEncoding(31), whose assertion "
+        "fails (asl/arch/data-types/tile-data-types.asl:48), so the spec has no answer; the vector expects the "
+        "project's choice, Fault_TileLegality.",
+}
 
 
 def spec_test_case(name: str = "spec-words") -> Case:
@@ -55,7 +66,7 @@ def spec_test_case(name: str = "spec-words") -> Case:
 
 
 def test_case_function_configures_writes_and_steps_like_the_spec_test_point():
-    text, steps = program.case_function(3, spec_test_case())
+    text, steps = program.case_function(3, spec_test_case(), CONTRACTS)
     # The spec's test point: ConfigureTile(1, 128, 16, 8, 1, 2, TileDataType_U8, RowMajor, Any) and
     # WriteTileElement(1, 0, 0, 7), (1, 0, 1, 9); rows (16) are derived by the spec from capacity and columns.
     assert "AVSConfigureTile(1, 128, 8, 1, 2, TileDataType_U8, TileLayout_RowMajor, TileLocation_Any, '1111');" in text
@@ -103,17 +114,25 @@ def test_cube_tiles_and_direct_calls():
         {"call": "TQUANT", "dst": 0, "src": 1, "multiplier": 0x3F800000, "zero_point": 0},
         {"call": "TMULS", "dst": "T1", "src": 0, "scalar": 3, "pad": "Null"},
         {"call": "TGEMV_MX_ACC", "dst": 4, "acc": 3, "a": 1, "a_scale": 0, "b": 2, "b_scale": 0,
-         "atype": "FP16", "btype": "FP16"}])
+         "atype": "FP16", "btype": "FP16"}], CONTRACTS, "AVSCase9")
     # B.DATR fields as the spec's TCVT alias test point sets them: DataType 27 (U8), Layout 0, PadValue 00.
     assert calls[0][0] == ("AVSDirectTCVT(0, 0, 0, '11011', FALSE, '00000', '00', '001', NumericRound_RNE, FALSE, "
                            "FALSE, FALSE)")
     # rounding omitted: the operation default (RNE for TQUANT).
     assert calls[1][0] == ("AVSDirectTQUANT(1, 0, 1, Zeros{PTO_XLEN} + 0x3F800000, Zeros{PTO_XLEN} + 0x0, "
                            "NumericRound_RNE, FALSE)")
-    assert calls[2][0] == "AVSDirectTMULS(2, 1, 0, Zeros{PTO_XLEN} + 0x3, '11', FALSE)"
+    # other operations: a function calling the contract's legality and the contract, operands in order.
+    assert calls[2][0] == "AVSCase9Step2()"
+    assert "    legal = legal && InstructionContractOperandsLegal_TMULS(1, 0, Zeros{PTO_XLEN} + 0x3);\n" in calls[2][2]
+    assert "    if legal then InstructionContractExecute_TMULS(1, 0, Zeros{PTO_XLEN} + 0x3); end;\n" in calls[2][2]
+    assert "AVSSetDataAttributes" not in calls[2][2]  # PadValue Null: no B.DATR
+    padded = program.program_steps([{"call": "TADD", "dst": 2, "src": 0, "src1": 1, "pad": "Max"}], CONTRACTS)
+    assert "InstructionContractExecute_TADD(2, 0, 1);" in padded[0][2]
+    assert ("legal = AVSSetDataAttributes(TileDataTypeToEncoding(_Tiles[[0]].data_type), Zeros{5}, '01', "
+            "Zeros{3}, FALSE, FALSE);") in padded[0][2]
     # DataType 4 (FP16) for both sides, as the spec's TGEMV_MX_ACC direct test point selects.
     assert calls[3][0] == "AVSDirectTGEMV_MX_ACC(3, 4, 3, 1, 0, 2, 0, '00100', FALSE, '00100', TRUE)"
-    assert [d for _, d in calls] == ["direct TCVT", "direct TQUANT", "direct TMULS", "direct TGEMV_MX_ACC"]
+    assert [d for _, d, _ in calls] == ["direct TCVT", "direct TQUANT", "direct TMULS", "direct TGEMV_MX_ACC"]
 
 
 def test_cases_the_spec_cannot_take_are_refused_before_any_run():
@@ -121,10 +140,13 @@ def test_cases_the_spec_cannot_take_are_refused_before_any_run():
     too_big = Case(case.vector_id, "big", "TCVT", "execution", ("pto-v0",), (), (),
                    dict(case.state, tiles=[dict(case.state["tiles"][0], capacity=1 << 20)]), case.program, {})
     with pytest.raises(ValueError, match="capacity 1048576 is outside 0..262144"):
-        program.case_function(0, too_big)
+        program.case_function(0, too_big, CONTRACTS)
     post = Case(case.vector_id, "post", "TGEMV_MX_ACC", "execution", ("pto-v0",), (), (), case.state,
                 ({"call": "TGEMV_MX_ACC", "dst": 4, "acc": 3, "a": 1, "b": 2, "fpatr": {"PreQuantMode": 1}},), {})
-    assert "post-processing" in program.unsupported(post)
+    assert "post-processing" in program.unsupported(post, CONTRACTS)
+    unknown = Case(case.vector_id, "sel", "TSEL", "execution", ("pto-v0",), (), (), case.state,
+                   ({"call": "TSEL", "dst": 4, "src": 1, "src1": 2, "src2": 3},), {})
+    assert "no direct-call contract InstructionContractExecute_TSEL" in program.unsupported(unknown, CONTRACTS)
 
 
 def test_batch_program_restores_the_snapshot_before_every_case():
@@ -148,6 +170,13 @@ def test_spec_globals_and_config_bounds_are_read_from_the_spec_text():
     spec = Spec(Path("/nonexistent"), "aslref", text)
     assert spec.globals() == [("_PC", "Word"), ("_GQMQueueHead", "array [[PTO_MODEL_GQM_QUEUE_SLOTS]] of GQMQueueEntryIndex")]
     assert spec.config() == {"PTO_MODEL_TILE_ELEMENTS": 32768}
+    contracts = Spec(Path("/nonexistent"), "aslref", (
+        "readonly func InstructionContractOperandsLegal_TADDS(\n    destination: TileIndex,\n    source: TileIndex,\n"
+        "    scalar: Word) => boolean\nfunc InstructionContractExecute_TADDS(\n    destination: TileIndex,\n"
+        "    source: TileIndex,\n    scalar: Word)\nbegin\nend;\n"
+        "func InstructionContractExecute_TCVT(destination: TileIndex, source: TileIndex,\n"
+        "    control: NumericExecutionControl)\nfunc InstructionContractExecute_TNOLEGAL(d: TileIndex)\n"))
+    assert contracts.direct_contracts() == {"TADDS": ("TileIndex", "TileIndex", "Word")}
 
 
 # ---------------------------------------------------------------------------

@@ -70,6 +70,7 @@ class AslrefDevice(Device):
         self.reset = reset
         self.keep = keep
         self.globals = spec.globals()
+        self.contracts = spec.direct_contracts()
         self.runs: list[Run] = []  # every interpreter run of this device, for timing figures
         self.capabilities = Capabilities(
             profile="pto-v0", operations=spec_operations(), direct_calls=True,
@@ -77,7 +78,7 @@ class AslrefDevice(Device):
             extras={"spec": str(spec.root), "aslref": spec.aslref, "pinned": spec.pinned_commit})
 
     def supports(self, case: Case) -> Optional[str]:
-        return super().supports(case) or program.unsupported(case)
+        return super().supports(case) or program.unsupported(case, self.contracts)
 
     def execute(self, case: Case) -> Observation:
         return self.execute_batch([case])[0]
@@ -92,7 +93,7 @@ class AslrefDevice(Device):
                 answers[number] = Observation.device_error(reason)
                 continue
             try:
-                text, steps = program.case_function(number, case)
+                text, steps = program.case_function(number, case, self.contracts)
             except (ValueError, KeyError, TypeError) as exc:
                 answers[number] = Observation.device_error(f"cannot write this case for the spec: {exc}")
                 continue
@@ -167,7 +168,7 @@ class AslrefDevice(Device):
 
 def spec_operations() -> frozenset:
     """Every operation of the spec's catalog: a bundle of any of them runs as words on the spec
-    (direct calls are mapped for TCVT, TQUANT, TMULS and TGEMV_MX_ACC only)."""
+    (a direct call runs where the spec has a direct-call contract the adapter can call)."""
     from pto_avs.contract import spec_data
 
     return frozenset(operation["name"] for operation in spec_data.load("tile-operations")["operations"])

@@ -164,28 +164,6 @@ begin
     return TRUE;
 end;
 
-func AVSDirectTMULS(step: integer, destination: TileIndex, source: TileIndex,
-                    scalar: Word, pad: bits(2), pad_present: boolean) => boolean
-begin
-    let saved_present = _BundleDataAttributesPresent;
-    let saved = _BundleDataAttributes;
-    var legal = TRUE;
-    _BundleDataAttributesPresent = FALSE;
-    if pad_present then
-        legal = AVSSetDataAttributes(
-            TileDataTypeToEncoding(_Tiles[[source]].data_type), Zeros{5},
-            pad, Zeros{3}, FALSE, FALSE);
-    end;
-    legal = legal && InstructionContractOperandsLegal_TMULS(destination,
-        source, scalar);
-    if legal then
-        InstructionContractExecute_TMULS(destination, source, scalar);
-    end;
-    _BundleDataAttributesPresent = saved_present;
-    _BundleDataAttributes = saved;
-    return legal || AVSDirectRejected(step);
-end;
-
 func AVSDirectTGEMV_MX_ACC(step: integer, destination: TileIndex,
                            accumulator: TileIndex, left: TileIndex,
                            left_scale: TileIndex, right: TileIndex,

@@ -27,7 +27,11 @@ HARNESS = Path(__file__).with_name("harness.asl")
 WORD_MASK = (1 << 64) - 1
 SHADOW_PREFIX = "AVSShadow"
 RESETS = ("snapshot", "fresh")
-DIRECT_CALLS = ("TCVT", "TQUANT", "TMULS", "TGEMV_MX_ACC")  # the direct-call contracts the harness calls
+SPECIAL_CALLS = ("TCVT", "TQUANT", "TGEMV_MX_ACC")  # direct calls with their own harness helper
+# Direct-call arguments of the other operations, matched in order to the contract's TileIndex parameters
+# (destination, then sources) and its Word parameter (the scalar); "pad" sets the B.DATR PadValue.
+TILE_ARGUMENTS = ("dst", "src", "src1", "src2")
+GENERIC_ARGUMENTS = TILE_ARGUMENTS + ("scalar", "pad", "call")
 DIRECT_TGEMV_UNMAPPED = ("fpatr", "rounding", "sat", "quant_param", "relu_param")
 
 
@@ -81,16 +85,25 @@ def _pad_bits(value) -> str:
     return _bits(PAD_NAMES.index(pad_name(value if value is not None else "Null")), 2)
 
 
-def unsupported(case: Case) -> Optional[str]:
-    """Why this adapter cannot map a case onto the spec, or None."""
+def unsupported(case: Case, contracts: dict) -> Optional[str]:
+    """Why this adapter cannot map a case onto the spec, or None. ``contracts``: the spec's
+    direct-call contracts with tile and Word operands (``Spec.direct_contracts``)."""
     for item in case.program:
-        if isinstance(item, dict) and str(item.get("call", "")).upper() not in DIRECT_CALLS:
-            return f"the aslref adapter maps direct calls of {', '.join(DIRECT_CALLS)} only"
-        if isinstance(item, dict) and str(item.get("call", "")).upper() == "TGEMV_MX_ACC":
+        if not isinstance(item, dict):
+            continue
+        name = str(item.get("call", "")).upper()
+        if name == "TGEMV_MX_ACC":
             mapped = [key for key in DIRECT_TGEMV_UNMAPPED if item.get(key)]
             if mapped:
                 return ("the aslref adapter does not map direct TGEMV_MX_ACC post-processing arguments "
                         f"({', '.join(mapped)}); use a bundle")
+        elif name not in SPECIAL_CALLS:
+            if name not in contracts:
+                return (f"the spec has no direct-call contract InstructionContractExecute_{name} taking tile "
+                        "and Word operands only")
+            extra = sorted(set(item) - set(GENERIC_ARGUMENTS))
+            if extra:
+                return f"the aslref adapter does not map direct {name} argument(s) {', '.join(extra)}"
     return None
 
 
@@ -174,8 +187,9 @@ def _tile_lines(tile: dict) -> list[str]:
 # program
 
 
-def program_steps(program) -> list[tuple[str, str]]:
-    """(ASL call returning FALSE when the step is not executed, description) per step, in order."""
+def program_steps(program, contracts: dict, prefix: str = "AVSCall") -> list[tuple[str, str, str]]:
+    """Per step, in order: (ASL call returning FALSE when the step is not executed, description,
+    the text of a function the call needs or "")."""
     steps = []
     for item in program:
         if isinstance(item, str):
@@ -189,10 +203,45 @@ def program_steps(program) -> list[tuple[str, str]]:
     out = []
     for number, (kind, step) in enumerate(steps):
         if kind == "word":
-            out.append((f"AVSStep({number}, {_word(step.word)}, {step.length})", step.text))
+            out.append((f"AVSStep({number}, {_word(step.word)}, {step.length})", step.text, ""))
+            continue
+        name = str(step.get("call", "")).upper()
+        if name in SPECIAL_CALLS:
+            out.append((_direct_call(number, step), f"direct {name}", ""))
         else:
-            out.append((_direct_call(number, step), f"direct {str(step.get('call')).upper()}"))
+            function = f"{prefix}Step{number}"
+            out.append((f"{function}()", f"direct {name}",
+                        _contract_call(function, number, name, step, contracts.get(name))))
     return out
+
+
+def _contract_call(function: str, number: int, name: str, item: dict, parameters) -> str:
+    """A function calling the spec's direct-call contract of ``name``: the B.DATR PadValue the call
+    names, the contract's operand legality, then the contract (InstructionContractExecute_<name>)."""
+    if parameters is None:
+        raise ValueError(f"the spec has no direct-call contract InstructionContractExecute_{name}")
+    tiles = [_tile(item[key]) for key in TILE_ARGUMENTS if item.get(key) is not None]
+    if parameters.count("TileIndex") != len(tiles) or parameters.count("Word") > 1:
+        raise ValueError(f"direct {name}: {len(tiles)} tile argument(s) for the contract's parameters "
+                         f"({', '.join(parameters)})")
+    given = iter(tiles)
+    arguments = ", ".join(str(next(given)) if kind == "TileIndex" else _word(item.get("scalar", 0))
+                          for kind in parameters)
+    pad = pad_name(item.get("pad", "Null"))
+    typed = tiles[1] if len(tiles) > 1 else tiles[0]  # the B.DATR DataType: the first source's type
+    attributes = "" if pad == "Null" else (
+        f"    legal = AVSSetDataAttributes(TileDataTypeToEncoding(_Tiles[[{typed}]].data_type), Zeros{{5}}, "
+        f"{_pad_bits(pad)}, Zeros{{3}}, FALSE, FALSE);\n")
+    return (f"func {function}() => boolean\nbegin\n"
+            "    let saved_present = _BundleDataAttributesPresent;\n"
+            "    let saved = _BundleDataAttributes;\n"
+            "    var legal = TRUE;\n"
+            "    _BundleDataAttributesPresent = FALSE;\n" + attributes +
+            f"    legal = legal && InstructionContractOperandsLegal_{name}({arguments});\n"
+            f"    if legal then InstructionContractExecute_{name}({arguments}); end;\n"
+            "    _BundleDataAttributesPresent = saved_present;\n"
+            "    _BundleDataAttributes = saved;\n"
+            f"    return legal || AVSDirectRejected({number});\nend;\n")
 
 
 def _direct_call(number: int, item: dict) -> str:
@@ -210,10 +259,6 @@ def _direct_call(number: int, item: dict) -> str:
         return (f"AVSDirectTQUANT({number}, {_tile(item['dst'])}, {_tile(item['src'])}, "
                 f"{_word(item.get('multiplier', 0x3F800000))}, {_word(item.get('zero_point', 0))}, "
                 f"NumericRound_{'RNE' if rounding == 'NONE' else rounding}, {_bool(item.get('sat'))})")
-    if name == "TMULS":
-        pad = pad_name(item.get("pad", "Null"))
-        return (f"AVSDirectTMULS({number}, {_tile(item['dst'])}, {_tile(item['src'])}, "
-                f"{_word(item.get('scalar', 0))}, {_pad_bits(pad)}, {_bool(pad != 'Null')})")
     if name == "TGEMV_MX_ACC":
         atype, btype = item.get("atype"), item.get("btype")
         scale = [_tile(item[k]) if item.get(k) is not None else 0 for k in ("a_scale", "b_scale")]
@@ -221,21 +266,22 @@ def _direct_call(number: int, item: dict) -> str:
                 f"{_tile(item['a'])}, {scale[0]}, {_tile(item['b'])}, {scale[1]}, "
                 f"{_type_code(atype) if atype else _bits(0, 5)}, {_bool(not atype)}, "
                 f"{_type_code(btype) if btype else _bits(0, 5)}, {_bool(btype)})")
-    raise ValueError(f"direct call {item.get('call')!r}: expected TCVT, TQUANT, TMULS or TGEMV_MX_ACC")
+    raise ValueError(f"direct call {item.get('call')!r}: expected one of {', '.join(SPECIAL_CALLS)}")
 
 
-def case_function(number: int, case: Case) -> tuple[str, list[str]]:
-    """The ASL function of one case and the descriptions of its steps (raises ValueError
-    when the case cannot be written)."""
-    steps = program_steps(case.program)
+def case_function(number: int, case: Case, contracts: dict) -> tuple[str, list[str]]:
+    """The ASL function of one case (after the functions its steps need) and the descriptions
+    of its steps (raises ValueError when the case cannot be written)."""
+    steps = program_steps(case.program, contracts, f"AVSCase{number}")
     body = _state_lines(case.state)
     # SPEC-CHOICE: the program ends at the first step not executed. The spec keeps the block open
     # (the trap context saves it; a later BSTART would first commit it), but a vector's program ends at
     # its first fault, so nothing ever continues it (vectors/SPEC-CHOICES.md, open block after a fault).
-    body += [f"if !{call} then return TRUE; end;" for call, _ in steps]
-    text = (f"// {case.id}\nfunc AVSCase{number}() => boolean\nbegin\n"
+    body += [f"if !{call} then return TRUE; end;" for call, _, _ in steps]
+    text = (f"// {case.id}\n" + "".join(needed for _, _, needed in steps if needed)
+            + f"func AVSCase{number}() => boolean\nbegin\n"
             + "".join(f"    {line}\n" for line in body) + "    return TRUE;\nend;\n")
-    return text, [description for _, description in steps]
+    return text, [description for _, description, _ in steps]
 
 
 # ---------------------------------------------------------------------------

@@ -27,6 +27,7 @@ CONFIG_BOUNDS = ("PTO_MODEL_TILE_ELEMENTS", "PTO_MODEL_MEMORY_BYTES")
 
 _VAR = re.compile(r"^var\s+(\w+)\s*:\s*([^;=]+?)\s*;", re.M | re.S)
 _CONFIG = re.compile(r"^config\s+(\w+)\s*:[^=;]*=\s*(\d+)\s*;", re.M)
+_CONTRACT = re.compile(r"^(?:readonly )?func InstructionContract(Execute|OperandsLegal)_(\w+)\(([^)]*)\)", re.M)
 _SOURCE = re.compile(r"^// Source: (.+)$")
 _LOCATION = re.compile(r"^File (?P<file>.+?), line (?P<line>\d+)")
 
@@ -55,6 +56,17 @@ class Spec:
     def config(self) -> dict[str, int]:
         """The spec's ``config`` constants with their default values."""
         return {name: int(value) for name, value in _CONFIG.findall(self.text)}
+
+    def direct_contracts(self) -> dict[str, tuple[str, ...]]:
+        """Operations whose direct-call contract (InstructionContractExecute_<op>, with an
+        InstructionContractOperandsLegal_<op> of the same parameters) takes only TileIndex and Word
+        operands: operation -> parameter types in order."""
+        found: dict[tuple[str, str], tuple[str, ...]] = {}
+        for role, name, parameters in _CONTRACT.findall(self.text):
+            found[role, name] = tuple(p.split(":", 1)[1].strip() for p in parameters.split(",") if ":" in p)
+        return {name: kinds for (role, name), kinds in found.items()
+                if role == "Execute" and found.get(("OperandsLegal", name)) == kinds
+                and kinds and set(kinds) <= {"TileIndex", "Word"}}
 
     def assemble(self, output: Path, *sources: Path) -> None:
         """Write ``output``: the built spec, the empty validation shard and ``sources``."""
