@@ -11,7 +11,9 @@ same cases and both rates (cases per second) are printed. ``--record`` writes th
 spec's answers as a replay recording (``--device replay:FILE``); given
 ``vectors/recordings/aslref-pto-v0.json.gz`` it refreshes the committed recording
 that CI replays. ``--update`` keeps the answers the file holds for unchanged cases
-and runs only new or changed ones.
+and runs only new or changed ones. Cases run 500 at a time and, with ``--record``,
+the answers so far are written after each 500 (marked incomplete until the end), so
+a refresh that is stopped resumes with ``--update``.
 
 Exit status: 0 every case passes (or is not observable), 1 a case fails or is a
 device error, 2 the run cannot be set up.
@@ -28,6 +30,7 @@ DESCRIPTION = "run every shipped pto-v0 case on the executable spec (aslref devi
 PROFILE = "pto-v0"
 RECORDING = Path(__file__).resolve().parent.parent / "vectors" / "recordings" / "aslref-pto-v0.json.gz"
 RECORDING_LABEL = "aslref"
+CHUNK = 500  # cases per execute_batch; with --record the answers so far are written after each
 OUTCOMES = ("pass", "fail", "device error", "not observable", "not supported")
 
 
@@ -81,7 +84,6 @@ def build_parser() -> argparse.ArgumentParser:
 def run(args) -> int:
     from pto_avs.contract.compare import compare
     from pto_avs.plugins.base import open_device
-    from pto_avs.plugins.replay import Recording
 
     try:
         if args.update and args.record is None:
@@ -100,14 +102,18 @@ def run(args) -> int:
         reasons = {case.id: device.supports(case) for case in cases}
         runnable = [case for case in cases if reasons[case.id] is None and case.id not in kept]
         print(f"{len(cases)} {PROFILE} cases, {len(runnable)} run on {args.device}"
-              + (f", {len(kept)} answers kept from {args.record}" if args.update else ""))
+              + (f", {len(kept)} answers kept from {args.record}" if args.update else ""), flush=True)
+        answers = dict(kept)
         start = time.perf_counter()
-        observations = device.execute_batch(runnable)
+        for first in range(0, len(runnable), CHUNK):
+            chunk = runnable[first:first + CHUNK]
+            answers.update(zip((case.id for case in chunk), device.execute_batch(chunk)))
+            if args.record is not None and first + CHUNK < len(runnable):  # progress a later --update resumes
+                _write(args.record, cases, reasons, answers, device.capabilities,
+                       f"spec-check stopped after {first + len(chunk)} of {len(runnable)} cases")
         seconds = time.perf_counter() - start
     finally:
         device.close()
-    answers = dict(kept)
-    answers.update(zip((case.id for case in runnable), observations))
     counts = collections.defaultdict(collections.Counter)
     problems = []
     for case in cases:
@@ -132,15 +138,22 @@ def run(args) -> int:
         print(f"golden model: the same {len(runnable)} cases in {golden_seconds:.2f} s "
               f"({_rate(len(runnable), golden_seconds)} cases/s)")
     if args.record is not None:
-        recording = Recording()
-        for case in cases:
-            if reasons[case.id] is not None:
-                recording.add_unsupported(RECORDING_LABEL, device.capabilities, case, reasons[case.id])
-            else:
-                recording.add_observation(RECORDING_LABEL, device.capabilities, case, answers[case.id])
-        recording.write(args.record)
+        _write(args.record, cases, reasons, answers, device.capabilities)
         print(f"answers recorded to {args.record} (replay: --device replay:{args.record})")
     return 1 if problems else 0
+
+
+def _write(path: Path, cases: list, reasons: dict, answers: dict, capabilities, incomplete: str = "") -> None:
+    """The recording of every case answered so far (marked incomplete while cases remain)."""
+    from pto_avs.plugins.replay import Recording
+
+    recording = Recording(incomplete=incomplete)
+    for case in cases:
+        if reasons[case.id] is not None:
+            recording.add_unsupported(RECORDING_LABEL, capabilities, case, reasons[case.id])
+        elif case.id in answers:
+            recording.add_observation(RECORDING_LABEL, capabilities, case, answers[case.id])
+    recording.write(path)
 
 
 def _rate(count: int, seconds: float) -> str:
