@@ -5,12 +5,13 @@ directory written by a ``pytest avs/ --alluredir RESULTS_DIR`` run and writes
 ``adr-coverage.md`` (for reading), ``adr-coverage.json`` (for tools) and
 ``adr-coverage.html`` (self-contained: a table and a bar chart), all three or none.
 
-Rows: every ADR that TCVT, TQUANT, TMULS or TGEMV_MX_ACC traces to (the catalog's
-readiness subjects), plus any other ADR a project vector names. A case traces to
-several ADRs (a TCVT spec test to 11) and counts in the row of each, so the rows
-overlap and their sum means nothing; the first row, "all ADRs", counts every case run
-once: that is the number to sum or quote. Below: every spec test ID of the four
-operations without a vector.
+First, per spec family (the catalog's classification), how many of its spec test IDs
+have a vector, and the total over all 444. Then one row per ADR any tile operation
+traces to (the catalog's readiness subjects), plus any other ADR a project vector
+names. A case traces to several ADRs (a TCVT spec test to 11) and counts in the row
+of each, so the rows overlap and their sum means nothing; the first row, "all ADRs",
+counts every case run once: that is the number to sum or quote. Below: every spec
+test ID without a vector.
 """
 from __future__ import annotations
 
@@ -63,14 +64,47 @@ def _tally(row: AdrRow, runs, devices: list[str]) -> AdrRow:
 
 
 ALL_ADRS = traceability.Adr("all ADRs", "every case run once", "", "")
+ALL_FAMILIES = "all families"
+
+
+@dataclass
+class FamilyRow:
+    family: str
+    operations: list[str]
+    spec_tests: list[str]
+    with_vector: list[str]
+
+    def to_json(self) -> dict:
+        return {"family": self.family, "operations": self.operations, "spec_tests": len(self.spec_tests),
+                "spec_tests_with_vector": len(self.with_vector),
+                "operations_with_vector": self.operations_with_vector()}
+
+    def operations_with_vector(self) -> list[str]:
+        return [op for op in self.operations if set(traceability.operation_tests(op)) & set(self.with_vector)]
+
+    def fraction(self) -> str:
+        return f"{len(self.with_vector)} of {len(self.spec_tests)}"
+
+
+def _families(have: set[str]) -> list[FamilyRow]:
+    """One row per spec family in catalog order, then the row of all families."""
+    by_family: dict[str, list[str]] = {}
+    for op in traceability.operations():
+        by_family.setdefault(traceability.operation_family(op), []).append(op)
+    rows = []
+    for family, ops in [*by_family.items(), (ALL_FAMILIES, list(traceability.operations()))]:
+        tests = [t for op in ops for t in traceability.operation_tests(op)]
+        rows.append(FamilyRow(family, ops, tests, [t for t in tests if t in have]))
+    return rows
 
 
 @dataclass
 class Coverage:
+    families: list[FamilyRow]  # per spec family, the last row all families
     rows: list[AdrRow]
     total: AdrRow  # every case run once (the rows overlap: a case counts under each of its ADRs)
     devices: list[str]
-    missing: list[traceability.SpecTest]  # spec tests of the four operations with no vector
+    missing: list[traceability.SpecTest]  # spec tests with no vector
     missing_operation: dict[str, str]  # spec test ID -> operation
     vector_source: str  # where "has a vector" was decided
     results: Results
@@ -88,6 +122,7 @@ class Coverage:
             "total": {"vector_files": len(self.total.vectors), "cases": self.total.cases,
                       "outcomes": self.total.to_json()["outcomes"]},
             "vector_source": self.vector_source,
+            "families": [row.to_json() for row in self.families],
             "adrs": [row.to_json() for row in self.rows],
             "spec_tests_without_vector": [
                 {"id": t.id, "operation": self.missing_operation[t.id], "kind": t.kind,
@@ -106,20 +141,20 @@ def build(results: Results, vector_ids: Optional[set[str]] = None,
     have = {r.spec_test for r in runs} | (vector_ids or set())
     rows = []
     for adr_id in adr_ids:
-        ops = [op for op in traceability.OPERATIONS if adr_id in traceability.operation_adrs(op)]
+        ops = [op for op in traceability.operations() if adr_id in traceability.operation_adrs(op)]
         tests = [t for op in ops for t in traceability.operation_tests(op)]
         row = AdrRow(traceability.adr(adr_id), ops, tests, [t for t in tests if t in have])
         rows.append(_tally(row, [r for r in runs if adr_id in r.adrs], devices))
-    all_tests = [t for op in traceability.OPERATIONS for t in traceability.operation_tests(op)]
-    total = _tally(AdrRow(ALL_ADRS, list(traceability.OPERATIONS), all_tests,
+    all_tests = [t for op in traceability.operations() for t in traceability.operation_tests(op)]
+    total = _tally(AdrRow(ALL_ADRS, list(traceability.operations()), all_tests,
                           [t for t in all_tests if t in have]), runs, devices)
     missing, missing_op = [], {}
-    for op in traceability.OPERATIONS:
+    for op in traceability.operations():
         for test_id in traceability.operation_tests(op):
             if test_id not in have:
                 missing.append(traceability.spec_tests()[test_id])
                 missing_op[test_id] = op
-    return Coverage(rows, total, devices, missing, missing_op, vector_source, results)
+    return Coverage(_families(have), rows, total, devices, missing, missing_op, vector_source, results)
 
 
 def vector_ids_in(paths: Sequence[Path]) -> set[str]:
@@ -158,13 +193,25 @@ def _header(cov: Coverage) -> list[str]:
     ]
 
 
+def _operations_text(row: AdrRow, cov: Coverage) -> str:
+    if row is cov.total:
+        return f"all {len(row.operations)}"
+    return ", ".join(row.operations) or "-"
+
+
 def to_markdown(cov: Coverage) -> str:
     lines = ["# ADR coverage", ""] + [f"{line}  " for line in _header(cov)] + [""]
+    lines += ["## Spec tests with a vector, per family", "",
+              "| Family | Operations | Operations with a vector | Spec tests with vector |", "|---|---|---|---|"]
+    for row in cov.families:
+        cells = [row.family, str(len(row.operations)), str(len(row.operations_with_vector())), row.fraction()]
+        lines.append("| " + " | ".join(f"**{c}**" if row.family == ALL_FAMILIES else c for c in cells) + " |")
+    lines += ["", "## ADRs", ""]
     cols = ["ADR", "Title", "Status", "Operations", "Spec tests with vector", "Vector files", "Cases"]
     cols += cov.devices
     lines += ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for row in [cov.total, *cov.rows]:
-        cells = [row.adr.id, row.adr.title, row.adr.status or "-", ", ".join(row.operations) or "-",
+        cells = [row.adr.id, row.adr.title, row.adr.status or "-", _operations_text(row, cov),
                  f"{len(row.with_vector)} of {len(row.spec_tests)}", str(len(row.vectors)),
                  str(row.cases)]
         cells += [_outcome_text(row.outcomes[d]) for d in cov.devices]
@@ -229,6 +276,13 @@ def to_html(cov: Coverage) -> str:
         f'<span><i class="sw" style="background:{_VERDICT_COLOURS[v]}"></i>{e(v)}</span>'
         for v in cr.VERDICTS) + "</p>")
     out.append(_bar_chart(cov))
+    out.append('<h2>Spec tests with a vector, per family</h2><table id="families"><thead><tr><th>Family</th>'
+               '<th>Operations</th><th>Operations with a vector</th><th>Spec tests with vector</th></tr></thead><tbody>')
+    for row in cov.families:
+        tr = '<tr class="total">' if row.family == ALL_FAMILIES else f'<tr data-family="{e(row.family)}">'
+        out.append(tr + f"<td>{e(row.family)}</td><td class=\"num\">{len(row.operations)}</td>"
+                   f'<td class="num">{len(row.operations_with_vector())}</td><td class="num">{row.fraction()}</td></tr>')
+    out.append("</tbody></table>")
     heads = ["ADR", "Title", "Status", "Operations", "Spec tests with vector", "Vector files",
              "Cases"]
     heads += [f"{d}<br><small>{' / '.join(cr.VERDICTS)}</small>" for d in map(e, cov.devices)]
@@ -241,7 +295,7 @@ def to_html(cov: Coverage) -> str:
                  + "<br>".join(e(t) + ("" if t in row.with_vector else " <small>(no vector)</small>")
                                for t in row.spec_tests) + "</details>") if row.spec_tests else "-"
         cells = [adr_cell, e(row.adr.title), e(row.adr.status or "-"),
-                 e(", ".join(row.operations) or "-"), tests]
+                 e(_operations_text(row, cov)), tests]
         tr = '<tr class="total">' if row is cov.total else f'<tr data-adr="{e(row.adr.id)}">'
         out.append(tr + "".join(f"<td>{c}</td>" for c in cells)
                    + f'<td class="num">{len(row.vectors)}</td><td class="num">{row.cases}</td>'

@@ -1,4 +1,4 @@
-"""What the spec catalogs say about the four operations pto-avs covers.
+"""What the spec catalogs say about the tile operations: their ADRs, spec tests and families.
 
 ADRs, spec tests and the links into the public specification repository, read
 from ``contract/spec_data`` (never retyped). Shared by the Allure plugin and the
@@ -12,7 +12,6 @@ from importlib.metadata import PackageNotFoundError, version
 
 from pto_avs.contract import spec_data
 
-OPERATIONS = ("TCVT", "TQUANT", "TMULS", "TGEMV_MX_ACC")
 SPEC_REPOSITORY = "https://github.com/PTO-ISA/pto-spec"
 
 
@@ -82,8 +81,18 @@ def spec_tests() -> dict[str, SpecTest]:
 
 @lru_cache(maxsize=None)
 def _units() -> dict[str, dict]:
-    units = {u["mnemonic"]: u for u in spec_data.load("tile-avs-catalog")["units"]}
-    return {op: units[op] for op in OPERATIONS}
+    return {u["mnemonic"]: u for u in spec_data.load("tile-avs-catalog")["units"]}
+
+
+def operations() -> tuple[str, ...]:
+    """Every tile operation of the catalog, in its order."""
+    return tuple(_units())
+
+
+def operation_family(operation: str) -> str:
+    """The spec's family of an operation: the first part of its classification
+    (``elementwise-tile-tile``, ``tile-scalar-and-immediate``, ...)."""
+    return _units()[operation]["classification"][0]
 
 
 def operation_adrs(operation: str) -> tuple[str, ...]:
@@ -97,8 +106,8 @@ def operation_tests(operation: str) -> tuple[str, ...]:
 
 
 def covered_adrs() -> tuple[str, ...]:
-    """Every ADR that at least one of the four operations traces to, sorted."""
-    return tuple(sorted({a for op in OPERATIONS for a in operation_adrs(op)}))
+    """Every ADR that at least one operation traces to, sorted."""
+    return tuple(sorted({a for op in operations() for a in operation_adrs(op)}))
 
 
 def adr(adr_id: str) -> Adr:

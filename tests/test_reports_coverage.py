@@ -17,6 +17,7 @@ CATALOG = json.loads((Path(__file__).resolve().parents[1] / "contract/spec_data/
 UNITS = {u["mnemonic"]: u for u in CATALOG["units"]}
 ADR_TITLES = {a["id"]: a["title"] for a in CATALOG["adrs"]}
 FOUR = ("TCVT", "TQUANT", "TMULS", "TGEMV_MX_ACC")
+ALL_TESTS = [t for u in CATALOG["units"] for t in u["tests"]]  # catalog order
 
 # Quoted from tile-avs-catalog.json, unit PTO-TILE-TCVT, readiness_subjects.
 TCVT_ADRS = ("ADR-0035", "ADR-0040", "ADR-0043", "ADR-0044", "ADR-0047", "ADR-0052", "ADR-0057",
@@ -74,11 +75,11 @@ def run(results, out, *extra):
     return json.loads((out / "adr-coverage.json").read_text())
 
 
-def test_rows_are_the_adrs_of_the_four_operations_with_catalog_titles(results, tmp_path):
+def test_rows_are_the_adrs_of_every_operation_with_catalog_titles(results, tmp_path):
     report = run(results, tmp_path / "out")
-    expected = sorted({a for op in FOUR for a in UNITS[op]["readiness_subjects"]})
+    expected = sorted({a for u in CATALOG["units"] for a in u["readiness_subjects"]})
     assert [row["id"] for row in report["adrs"]] == expected
-    assert len(expected) == 20
+    assert len(expected) == 32
     rows = {row["id"]: row for row in report["adrs"]}
     for adr_id, row in rows.items():
         assert row["title"] == ADR_TITLES[adr_id]
@@ -89,10 +90,37 @@ def test_rows_are_the_adrs_of_the_four_operations_with_catalog_titles(results, t
                                        "docs/status/decisions/0047-numeric-rounding-semantics.md")
     tcvt_rows = sorted(a for a, row in rows.items() if "TCVT" in row["operations"])
     assert tuple(tcvt_rows) == TCVT_ADRS
-    assert rows["ADR-0052"]["operations"] == list(FOUR)
-    assert rows["ADR-0083"]["operations"] == ["TQUANT"]
-    assert rows["ADR-0081"]["operations"] == ["TMULS"]
-    assert rows["ADR-0081"]["spec_tests"] == UNITS["TMULS"]["tests"]
+    assert rows["ADR-0052"]["operations"] == [u["mnemonic"] for u in CATALOG["units"]
+                                              if "ADR-0052" in u["readiness_subjects"]]
+    assert set(FOUR) <= set(rows["ADR-0052"]["operations"])
+    assert "TQUANT" in rows["ADR-0083"]["operations"] and "TCVT" not in rows["ADR-0083"]["operations"]
+    # Quoted from the catalog: the tile-scalar operations trace to ADR-0081.
+    assert rows["ADR-0081"]["operations"] == ["TADDS", "TDIVS", "TMAXS", "TMINS", "TMULS", "TREMS", "TSUBS",
+                                              "TEXPANDS", "TANDS", "TCMPS", "TORS", "TSELS", "TSHLS", "TSHRS",
+                                              "TXORS"]
+    assert rows["ADR-0081"]["spec_tests"] == [t for op in rows["ADR-0081"]["operations"]
+                                              for t in UNITS[op]["tests"]]
+
+
+def test_families_count_spec_tests_with_a_vector_out_of_all_444(results, tmp_path):
+    report = run(results, tmp_path / "out")
+    families = {row["family"]: row for row in report["families"]}
+    assert list(families)[-1] == "all families"
+    assert families["all families"]["spec_tests"] == len(ALL_TESTS) == 444
+    # The results ran BUNDLE (TCVT) and SAT (TQUANT); the project vector is no spec test.
+    assert families["all families"]["spec_tests_with_vector"] == 2
+    assert families["all families"]["operations_with_vector"] == ["TCVT", "TQUANT"]
+    # Families as the catalog classifies the operations.
+    assert families["elementwise-tile-tile"]["operations"] == [
+        u["mnemonic"] for u in CATALOG["units"] if u["classification"][0] == "elementwise-tile-tile"]
+    assert (families["elementwise-tile-tile"]["spec_tests_with_vector"],
+            families["irregular-and-complex"]["spec_tests_with_vector"],
+            families["tile-scalar-and-immediate"]["spec_tests_with_vector"]) == (1, 1, 0)
+    assert sum(row["spec_tests"] for name, row in families.items() if name != "all families") == 444
+    md = (tmp_path / "out" / "adr-coverage.md").read_text()
+    assert "| **all families** | **109** | **2** | **2 of 444** |" in md
+    page = (tmp_path / "out" / "adr-coverage.html").read_text()
+    assert page.count("<tr data-family=") == 7
 
 
 def test_counts_per_adr_and_device(results, tmp_path):
@@ -138,17 +166,16 @@ def test_the_total_counts_each_case_run_once_where_the_adr_rows_overlap(results,
         "mutant (pto-v0)": {**none, "fail": 1, "not supported": 1}}
     assert sum(sum(c.values()) for c in total["outcomes"].values()) == report["case_runs"] == 6
     md = (tmp_path / "out" / "adr-coverage.md").read_text()
-    assert ("| **all ADRs** | **every case run once** | **-** | **TCVT, TQUANT, TMULS, TGEMV_MX_ACC** "
-            "| **2 of 31** | **3** | **5** | **1 / 0 / 0 / 0 / 0** | **2 / 0 / 0 / 0 / 1** "
+    assert ("| **all ADRs** | **every case run once** | **-** | **all 109** "
+            "| **2 of 444** | **3** | **5** | **1 / 0 / 0 / 0 / 0** | **2 / 0 / 0 / 0 / 1** "
             "| **0 / 1 / 1 / 0 / 0** |") in md
     page = (tmp_path / "out" / "adr-coverage.html").read_text()
-    assert page.count('<tr class="total">') == 1
+    assert page.count('<tr class="total">') == 2  # all families, all ADRs
     assert "<title>all ADRs: 1 fail</title>" in page
 
 
 def test_spec_tests_without_vector_from_results_and_from_a_vectors_directory(results, tmp_path):
-    all_tests = [t for op in FOUR for t in UNITS[op]["tests"]]
-    assert len(all_tests) == 31
+    all_tests = ALL_TESTS
     report = run(results, tmp_path / "out")
     missing = [t["id"] for t in report["spec_tests_without_vector"]]
     assert missing == [t for t in all_tests if t not in (BUNDLE, SAT)]
@@ -175,7 +202,7 @@ def test_markdown_and_self_contained_html(results, tmp_path):
     md = (out / "adr-coverage.md").read_text()
     assert "| ADR-0047 | Numeric rounding semantics | accepted | TCVT | 1 of 17 | 2 | 3 |" in md
     page = (out / "adr-coverage.html").read_text()
-    assert page.count("<tr data-adr=") == 20
+    assert page.count("<tr data-adr=") == 32
     assert "<svg" in page and "<style>" in page
     for external in ("<script", "<link", "src=", "@import", "url("):
         assert external not in page
@@ -231,7 +258,7 @@ def test_vectors_directory_recorded_by_the_run_is_used(results, tmp_path):
     missing = {t["id"] for t in report["spec_tests_without_vector"]}
     assert "PTO-AVS-TILE-TQUANT-BUNDLE-001" not in missing  # a file, though no case of it ran
     assert BUNDLE not in missing and SAT not in missing  # ran
-    assert len(missing) == 31 - 3
+    assert len(missing) == 444 - 3
     assert report["environment"]["device"] == "golden"
 
 
