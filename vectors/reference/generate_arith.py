@@ -15,30 +15,22 @@ stops the script. Nothing here runs the golden model. The output is deterministi
 """
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import sys
 from fractions import Fraction
-from pathlib import Path
 
 from . import arith_elements as ref
 from . import numeric as num
 from . import value_classes
-from .generate_numeric import Block, Flow, FlowMap, Hex, to_yaml
+from . import vector_files
+from .generate_numeric import Block, Flow, FlowMap, Hex
 from .legality_layout import DTYPES, pad_word
+from .vector_files import OPERATION_TABLE, UNITS, VECTORS_DIR, spec_ref
 
 COMMAND = ".venv/bin/python -m pto_avs.vectors.reference.generate_arith"
-VECTORS_DIR = Path(__file__).resolve().parent.parent
-SPEC_DATA = VECTORS_DIR.parent / "contract" / "spec_data"
 BOTH = ["pto-v0", "hw-ieee"]
 WORD = (1 << 64) - 1
 
-CATALOG = json.loads((SPEC_DATA / "tile-avs-catalog.json").read_text())
-TESTS = {t["id"]: t for t in CATALOG["tests"]}
-UNITS = {u["mnemonic"]: u for u in CATALOG["units"]}
-OPERATION_TABLE = {op["name"]: op for op in
-                   json.loads((SPEC_DATA / "tile-operations.json").read_text())["operations"]}
 OPERATIONS = tuple(ref.OPERATIONS)
 
 # Encodings of 1, 2 and 1.5 per floating type (the formats' field layouts).
@@ -79,10 +71,6 @@ def bstart_word(op: str, t: str) -> int:
     Function 24:20 (spec/catalog/command-forms.json), packed by hand."""
     spec = OPERATION_TABLE[op]
     return 0x00019181 | DTYPES[t][0] << 27 | spec["mode"] << 25 | spec["function"] << 20
-
-
-def spec_ref(test_id: str, what: str = "") -> str:
-    return TESTS[test_id]["spec_test_file"] + (f": {what}" if what else "")
 
 
 # ---------------------------------------------------------------------------------------
@@ -905,23 +893,11 @@ def x_file(op: str) -> dict:
 # ---------------------------------------------------------------------------------------
 # Files
 
-PROVENANCE = (
-    "Expected values are the spec test's own assertions at PTO-ISA/pto-spec e599a3d3 (source: spec-test; "
-    "the reference names the test file and what it asserts) and derivations from the executable ASL "
-    "(source: hand) through the independent element reference vectors/reference/arith_elements.py, which "
-    "shares no code with device_model and agrees with every spec-test value here (the generator checks). "
-    f"Written by `{COMMAND}`. Nothing here was produced by running the golden model.")
+PROVENANCE = vector_files.spec_provenance("vectors/reference/arith_elements.py", COMMAND)
 
 
 def spec_file(op: str, test_id: str) -> dict:
-    test = TESTS[test_id]
-    doc = {"format": "pto-avs-vector/1", "id": test_id, "operation": op, "kind": test["kind"]}
-    for field in ("summary", "pass_condition", "requirements", "spec_test_file"):
-        if test.get(field):
-            doc[field] = Flow(test[field]) if isinstance(test[field], list) else test[field]
-    doc["provenance"] = PROVENANCE
-    doc["cases"] = spec_cases(op, test_id)
-    return doc
+    return vector_files.spec_file(op, test_id, PROVENANCE, spec_cases(op, test_id))
 
 
 def all_files() -> dict:
@@ -930,32 +906,12 @@ def all_files() -> dict:
     return files
 
 
-HEADER = ("# Vectors for {id} (pto-avs-vector/1), written by vectors/reference/generate_arith.py.\n"
-          "# Expected values: the spec test's assertions and the independent element reference; see provenance.\n")
-
-
 def render(doc: dict) -> str:
-    return HEADER.format(id=doc["id"]) + to_yaml(doc)
+    return vector_files.render(doc, "generate_arith.py")
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=VECTORS_DIR)
-    parser.add_argument("--check", action="store_true", help="exit 1 if a shipped file differs")
-    args = parser.parse_args(argv)
-    stale = []
-    for name, doc in all_files().items():
-        text = render(doc)
-        path = args.out / name
-        if args.check:
-            if not path.exists() or path.read_text() != text:
-                stale.append(name)
-        else:
-            path.write_text(text)
-    if stale:
-        print("stale: " + ", ".join(stale))
-        return 1
-    return 0
+    return vector_files.main(argv, __doc__.splitlines()[0], all_files, render)
 
 
 if __name__ == "__main__":

@@ -19,26 +19,15 @@ shipped file differs from what this script writes.
 """
 from __future__ import annotations
 
-import argparse
-import json
 import sys
-from pathlib import Path
 
 from . import elementwise as ref
-from .generate_numeric import Block, Flow, FlowMap, Hex, to_yaml
+from . import vector_files
+from .generate_numeric import Block, Flow, FlowMap, Hex
+from .vector_files import OPERATION_TABLE, RESERVED_SELECTORS as RESERVED, UNITS, VECTORS_DIR, spec_ref
 
 COMMAND = ".venv/bin/python -m pto_avs.vectors.reference.generate_elementwise"
-VECTORS_DIR = Path(__file__).resolve().parent.parent
-SPEC_DATA = VECTORS_DIR.parent / "contract" / "spec_data"
 BOTH = ["pto-v0", "hw-ieee"]
-SPEC_TESTS = "tests/asl/tile/"
-
-CATALOG = json.loads((SPEC_DATA / "tile-avs-catalog.json").read_text())
-TESTS = {t["id"]: t for t in CATALOG["tests"]}
-UNITS = {u["mnemonic"]: u for u in CATALOG["units"]}
-OPERATION_TABLE = {op["name"]: op for op in json.loads((SPEC_DATA / "tile-operations.json").read_text())["operations"]}
-RESERVED = [tuple(int(x, 16) for x in r)
-            for r in json.loads((SPEC_DATA / "tile-operations.json").read_text())["reserved"]["tepl_selector_ranges"]]
 
 # Tile DataType codes (asl/arch/data-types/tile-data-types.asl) and element widths.
 CODES = {"FP64": 0, "FP32": 1, "TF32": 2, "HF32": 3, "FP16": 4, "BF16": 5, "HiF8": 6, "E4M3": 7, "E5M2": 8,
@@ -194,11 +183,6 @@ def case(name, description, profiles, source, reference, state, program, expect)
     out["program"] = Block(program) if isinstance(program, str) else program
     out["expect"] = expect
     return out
-
-
-def spec_ref(test_id: str, what: str = "") -> str:
-    path = TESTS[test_id]["spec_test_file"]
-    return f"{path}{(': ' + what) if what else ''}"
 
 
 def fault_expect(fault: str, allocated) -> dict:
@@ -876,23 +860,11 @@ def x_file(op: str) -> dict:
 # ---------------------------------------------------------------------------------------
 # Files
 
-PROVENANCE = (
-    "Expected values are the spec test's own assertions at PTO-ISA/pto-spec e599a3d3 (source: spec-test; "
-    "the reference names the test file and what it asserts) and derivations from the executable ASL "
-    "(source: hand) through the independent element reference vectors/reference/elementwise.py, which "
-    "shares no code with device_model and agrees with every spec-test value here (the generator checks). "
-    f"Written by `{COMMAND}`. Nothing here was produced by running the golden model.")
+PROVENANCE = vector_files.spec_provenance("vectors/reference/elementwise.py", COMMAND)
 
 
 def spec_file(op: str, test_id: str) -> dict:
-    test = TESTS[test_id]
-    doc = {"format": "pto-avs-vector/1", "id": test_id, "operation": op, "kind": test["kind"]}
-    for field in ("summary", "pass_condition", "requirements", "spec_test_file"):
-        if test.get(field):
-            doc[field] = Flow(test[field]) if isinstance(test[field], list) else test[field]
-    doc["provenance"] = PROVENANCE
-    doc["cases"] = spec_cases(op, test_id)
-    return doc
+    return vector_files.spec_file(op, test_id, PROVENANCE, spec_cases(op, test_id))
 
 
 def all_files() -> dict:
@@ -904,32 +876,12 @@ def all_files() -> dict:
     return files
 
 
-HEADER = ("# Vectors for {id} (pto-avs-vector/1), written by vectors/reference/generate_elementwise.py.\n"
-          "# Expected values: the spec test's assertions and the independent element reference; see provenance.\n")
-
-
 def render(doc: dict) -> str:
-    return HEADER.format(id=doc["id"]) + to_yaml(doc)
+    return vector_files.render(doc, "generate_elementwise.py")
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=VECTORS_DIR)
-    parser.add_argument("--check", action="store_true", help="exit 1 if a shipped file differs")
-    args = parser.parse_args(argv)
-    stale = []
-    for name, doc in all_files().items():
-        text = render(doc)
-        path = args.out / name
-        if args.check:
-            if not path.exists() or path.read_text() != text:
-                stale.append(name)
-        else:
-            path.write_text(text)
-    if stale:
-        print("stale: " + ", ".join(stale))
-        return 1
-    return 0
+    return vector_files.main(argv, __doc__.splitlines()[0], all_files, render)
 
 
 if __name__ == "__main__":
