@@ -25,7 +25,7 @@ from . import value_classes
 from . import vector_files
 from .generate_numeric import Block, Flow, FlowMap, Hex
 from .legality_layout import DTYPES, pad_word
-from .vector_files import OPERATION_TABLE, UNITS, VECTORS_DIR, spec_ref
+from .vector_files import OPERATION_TABLE, UNITS, VECTORS_DIR, hexrows, spec_ref, tile
 
 COMMAND = ".venv/bin/python -m pto_avs.vectors.reference.generate_arith"
 BOTH = ["pto-v0", "hw-ieee"]
@@ -75,21 +75,6 @@ def bstart_word(op: str, t: str) -> int:
 
 # ---------------------------------------------------------------------------------------
 # Case pieces
-
-def hexrows(rows) -> list:
-    return [Flow(Hex(v) for v in row) for row in rows]
-
-
-def tile(index, t, capacity, cols, valid, data=None, layout=None, defined=None) -> dict:
-    out = {"index": index, "dtype": t, "capacity": capacity, "cols": cols, "valid": Flow(valid)}
-    if layout:
-        out["layout"] = layout
-    if data is not None:
-        out["data"] = hexrows(data)
-    if defined:
-        out["defined"] = defined
-    return out
-
 
 def compute(op: str, t: str, profile: str, sources: list, scalar=None):
     """(rows of result Words, recorded status) of ``op`` over source rows (reference)."""

@@ -24,7 +24,7 @@ import sys
 from . import elementwise as ref
 from . import vector_files
 from .generate_numeric import Block, Flow, FlowMap, Hex
-from .vector_files import OPERATION_TABLE, RESERVED_SELECTORS as RESERVED, UNITS, VECTORS_DIR, spec_ref
+from .vector_files import OPERATION_TABLE, RESERVED_SELECTORS as RESERVED, UNITS, VECTORS_DIR, hexrows, spec_ref, tile
 
 COMMAND = ".venv/bin/python -m pto_avs.vectors.reference.generate_elementwise"
 BOTH = ["pto-v0", "hw-ieee"]
@@ -112,21 +112,6 @@ def fill_rows(dtype: str, scalar: int, valid) -> list:
 
 # ---------------------------------------------------------------------------------------
 # Case pieces
-
-def hexrows(rows) -> list:
-    return [Flow(Hex(v) for v in row) for row in rows]
-
-
-def tile(index, dtype, capacity, cols, valid, data=None, layout=None, defined=None) -> dict:
-    t = {"index": index, "dtype": dtype, "capacity": capacity, "cols": cols, "valid": Flow(valid)}
-    if layout:
-        t["layout"] = layout
-    if data is not None:
-        t["data"] = hexrows(data)
-    if defined:
-        t["defined"] = defined
-    return t
-
 
 def element_rows(dtype: str, rows) -> list:
     mask = (1 << WIDTH[dtype]) - 1

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Callable
 
-from .generate_numeric import Flow, to_yaml
+from .generate_numeric import Flow, Hex, to_yaml
 
 VECTORS_DIR = Path(__file__).resolve().parent.parent
 SPEC_DATA = VECTORS_DIR.parent / "contract" / "spec_data"
@@ -32,6 +32,23 @@ CATALOG_FIELDS = ("summary", "pass_condition", "requirements", "spec_test_file")
 def spec_ref(test_id: str, what: str = "") -> str:
     """The spec test file of ``test_id`` and, after a colon, what it asserts."""
     return TESTS[test_id]["spec_test_file"] + (f": {what}" if what else "")
+
+
+def hexrows(rows) -> list:
+    """Rows of integers as flow lists of hexadecimal scalars."""
+    return [Flow(Hex(v) for v in row) for row in rows]
+
+
+def tile(index, dtype, capacity, cols, valid, data=None, layout=None, defined=None) -> dict:
+    """A numeric state tile: ``data`` rows of element Words (hex), optional layout and definedness."""
+    out = {"index": index, "dtype": dtype, "capacity": capacity, "cols": cols, "valid": Flow(valid)}
+    if layout:
+        out["layout"] = layout
+    if data is not None:
+        out["data"] = hexrows(data)
+    if defined:
+        out["defined"] = defined
+    return out
 
 
 def spec_provenance(element_reference: str, command: str) -> str:
