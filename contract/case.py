@@ -71,8 +71,9 @@ MEMBER_TYPES = {
 TILE_MEMBER_TYPES = {
     "dtype": "string", "layout": "string", "location": "string", "mask": "string", "rows": "integer",
     "cols": "integer", "capacity": "integer", "valid": "array", "words": "array", "defined": "array",
-    "storage": "array",
+    "storage": "array", "storage_kind": "string", "bytes": "array",
 }
+STORAGE_KINDS = ("numeric", "predicate")  # TileStorageKind; an observed tile without one is numeric
 
 
 _EXACT_JSON_TYPES = {type(None): "null", bool: "boolean", int: "integer", float: "number", str: "string",
@@ -138,6 +139,12 @@ class TileObservation:
     words: Optional[list] = None  # rows x cols Words read back at logical coordinates
     defined: Optional[list] = None  # rows x cols booleans
     storage: Optional[list] = None  # element bits by storage index
+    storage_kind: Optional[str] = None  # "predicate" for a predicate tile; None (or "numeric") otherwise
+    bytes: Optional[list] = None  # a predicate tile's packed payload bytes, ceil(rows*cols/8)
+
+    @property
+    def kind(self) -> str:
+        return self.storage_kind or "numeric"
 
     def to_json(self) -> dict:
         out = {k: v for k, v in self.__dict__.items() if v is not None}
@@ -155,6 +162,9 @@ class TileObservation:
             problem = member_problem(f"{path}.{name}", value, TILE_MEMBER_TYPES[name])
             if problem:
                 raise ValueError(problem)
+        if known.get("storage_kind") not in (None, *STORAGE_KINDS):
+            raise ValueError(f"member '{path}.storage_kind' must be one of {', '.join(STORAGE_KINDS)}, "
+                             f"not {known['storage_kind']!r}")
         if known.get("valid") is not None:
             known["valid"] = tuple(known["valid"])
         return cls(**known)

@@ -29,7 +29,7 @@ from pto_avs.contract.case import ASPECTS, Case, Observation, TileObservation, o
 from pto_avs.contract.tile_state import element_bits, initial_arrays, parse_coordinate
 
 PASS, FAIL, NOT_OBSERVABLE = "pass", "fail", "not observable"
-DESCRIPTOR_FIELDS = ("dtype", "layout", "location", "rows", "cols", "valid", "capacity", "mask")
+DESCRIPTOR_FIELDS = ("storage_kind", "dtype", "layout", "location", "rows", "cols", "valid", "capacity", "mask")
 GRID_ROWS, GRID_COLS = 16, 32  # largest window of a tile drawn in a diff
 XOR_SHOWN = 4  # differing words whose XOR a diff lists
 
@@ -142,7 +142,7 @@ def expected_aspects(case: Case, observation: Optional[Observation] = None) -> l
             wanted.add("payload")
         if "words" in tile or "word" in (tile.get("padding") or {}):
             wanted.add("carrier")
-        if "storage" in tile:
+        if "storage" in tile or "bytes" in tile:
             wanted.add("storage")
         padding = tile.get("padding")
         if padding is not None:
@@ -320,10 +320,14 @@ class _Checks:
             if got is None:
                 tally.check(False, f"tile {index}", "an allocated tile", "no tile")
                 continue
+            if "storage_kind" not in fields and got.kind != "numeric":  # expected without one: numeric
+                tally.check(False, f"tile {index} storage_kind", "numeric", got.kind)
             for name in fields:
                 expected, observed = tile[name], getattr(got, name)
                 if name == "valid" and observed is not None:
                     observed = list(observed)
+                elif name == "storage_kind":
+                    observed = got.kind
                 tally.check(expected == observed, f"tile {index} {name}", str(expected),
                             "nothing (not reported)" if observed is None else str(observed))
         return tally.verdict()
@@ -360,10 +364,13 @@ class _Checks:
     def storage(self) -> AspectVerdict:
         tally = _Tally("storage")
         for tile in self.case.expect.get("tiles", []):
-            if "storage" not in tile:
+            if "storage" not in tile and "bytes" not in tile:
                 continue
             arrays = self._tile(tile["index"], tally)
             if arrays is None:
+                continue
+            if "bytes" in tile:
+                _compare_bytes(tally, tile, arrays)
                 continue
             observed = arrays.obs.storage
             dtype = tile.get("dtype") or arrays.obs.dtype
@@ -388,7 +395,10 @@ class _Checks:
             arrays = self._tile(index, tally)
             if arrays is None:
                 continue
-            for name in ("dtype", "layout", "location", "cols", "valid", "capacity", "mask"):
+            kind = tile.get("storage_kind", "numeric")
+            if "numeric" != kind or arrays.obs.kind != kind:
+                tally.check(arrays.obs.kind == kind, f"tile {index} storage_kind", kind, arrays.obs.kind)
+            for name in ("dtype", "layout", "location", "rows", "cols", "valid", "capacity", "mask"):
                 if tile.get(name) is None:
                     continue
                 observed = getattr(arrays.obs, name)
@@ -407,6 +417,10 @@ class _Checks:
             # Values only where the tile was defined: an undefined element's bits are not architectural.
             _compare_grid(tally, index, arrays, words, defined, defined,
                           np.ones(words.shape, bool), mask_bits=bits, dtype=tile["dtype"])
+            packed = _packed_arrays(index, arrays)
+            if packed is not None:
+                _compare_grid(tally, f"{index} packed bits", packed, words, defined, None, None, mask_bits=1,
+                              dtype=None)
         return tally.verdict()
 
     # -- element aspects (one pass over each expected tile fills all four tallies)
@@ -488,12 +502,19 @@ class _Checks:
         _compare_grid(tallies["payload"], index, arrays, value, has_value & inside, want_defined,
                       has_defined & inside, mask_bits=bits, dtype=dtype,
                       ulp_tolerance=self.case.expect.get("ulp_tolerance"))
+        packed = _packed_arrays(index, arrays)
+        if packed is not None:  # the bits as packed: bit i % 8 of byte i // 8 must hold logical element i
+            _compare_grid(tallies["payload"], f"{index} packed bits", packed, value, has_value & inside, None,
+                          None, mask_bits=1, dtype=None)
         if (has_defined & ~inside).any():
             _compare_grid(tallies["padding_defined"], index, arrays, value, np.zeros_like(inside), want_defined,
                           has_defined & ~inside, mask_bits=bits, dtype=dtype)
         if (has_value & ~inside).any():
             _compare_grid(tallies["padding_value"], index, arrays, value, has_value & ~inside, None,
                           None, mask_bits=bits, dtype=dtype, only_defined=True)
+            if packed is not None:
+                _compare_grid(tallies["padding_value"], f"{index} packed bits", packed, value, has_value & ~inside,
+                              None, None, mask_bits=1, dtype=None, only_defined=True)
 
     # -- observed tiles
 
@@ -508,6 +529,48 @@ class _Checks:
         arrays = _tile_arrays(index, obs)
         self._arrays[index] = arrays
         return arrays
+
+
+def _observed_bytes(index: int, obs: TileObservation, rows: int, cols: int) -> Optional[np.ndarray]:
+    """A predicate tile's observed ``bytes`` as uint8, checked for count and range (None when not reported)."""
+    if obs.kind != "predicate" or obs.bytes is None:
+        return None
+    try:
+        data = np.array(obs.bytes, dtype=np.int64)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise MalformedObservation(f"tile {index} bytes: {exc}") from None
+    wanted = (rows * cols + 7) // 8
+    if data.ndim != 1 or data.size != wanted or (data.size and (data.min() < 0 or data.max() > 255)):
+        raise MalformedObservation(f"tile {index} bytes: expected {wanted} bytes 0..255 for {rows}x{cols} bits")
+    return data.astype(np.uint8)
+
+
+def _packed_arrays(index: int, arrays: _TileArrays) -> Optional[_TileArrays]:
+    """The observed predicate bytes unpacked low bit first (logical element i = bit i % 8 of byte
+    i // 8) as a tile of bits with the observed definedness; None without bytes."""
+    data = _observed_bytes(index, arrays.obs, arrays.rows, arrays.cols)
+    if data is None:
+        return None
+    bits = np.unpackbits(data, bitorder="little")[: arrays.rows * arrays.cols]
+    words = bits.astype(np.uint64).reshape(arrays.rows, arrays.cols)
+    return _TileArrays(arrays.obs, words, arrays.defined, arrays.rows, arrays.cols)
+
+
+def _compare_bytes(tally: "_Tally", tile: dict, arrays: _TileArrays) -> None:
+    """``bytes``: the whole packed payload; bits past the last logical element are not compared."""
+    index, expected = tile["index"], tile["bytes"]
+    observed = _observed_bytes(index, arrays.obs, arrays.rows, arrays.cols)
+    if observed is None:
+        tally.check(False, f"tile {index} bytes", "packed predicate bytes", "nothing (not reported)")
+        return
+    if len(expected) != observed.size:
+        tally.check(False, f"tile {index} bytes", f"{len(expected)} bytes", f"{observed.size} bytes")
+        return
+    elements = arrays.rows * arrays.cols
+    for i, (want, got) in enumerate(zip(expected, observed.tolist())):
+        used = (1 << min(8, elements - 8 * i)) - 1  # the bits of logical elements in byte i
+        tally.check(want & used == got & used, f"tile {index} bytes[{i}]", f"0x{want & used:02X}",
+                    f"0x{got & used:02X}")
 
 
 def _grid(name: str, index: int, data, dtype, rows, cols) -> Optional[np.ndarray]:

@@ -754,6 +754,14 @@ def _check_state(state: dict) -> Optional[str]:
         problem = _check_grid_values(tile, where, tile["valid"])
         if problem:
             return problem
+        if tile.get("storage_kind") == "predicate":
+            problem = _check_predicate_tile(tile, where, limit)
+            if problem:
+                return problem
+            allocated += machine.allocation_bytes(machine.parse_mask(tile.get("mask", "1111")), tile["capacity"])
+            if allocated > limit:
+                return f"{where}.capacity: the tiles up to this one allocate {allocated} bytes, more than the tile_capacity {limit}"
+            continue
         dtype, capacity, layout = lookup_dtype(tile["dtype"]), tile["capacity"], tile.get("layout", "RowMajor")
         if not machine.capacity_legal(capacity, limit):
             return (f"{where}.capacity: {_short(capacity)} is not a tile capacity (a multiple of 128 from 128 to "
@@ -790,6 +798,36 @@ def _check_state(state: dict) -> Optional[str]:
             r, c = parse_coordinate(key)
             if r >= rows or c >= cols:
                 return f"{where}.elements.{key}: coordinate outside the {rows}x{cols} tile"
+    return None
+
+
+def _check_predicate_tile(tile: dict, where: str, limit: int) -> Optional[str]:
+    """A predicate state tile ConfigurePredicateTileForMask can configure, with 0/1 bits."""
+    capacity, rows, cols = tile["capacity"], tile["rows"], tile["cols"]
+    if not machine.capacity_legal(capacity, limit):
+        return (f"{where}.capacity: {_short(capacity)} is not a tile capacity (a multiple of 128 from 128 to "
+                f"{machine.MAX_LOCAL_ALLOCATION}, at most the tile_capacity {limit})")
+    if machine.parse_mask(tile.get("mask", "1111")) == 0:
+        return f"{where}.mask: the allocation mask names no PE"
+    if not rows or not cols or rows * cols > machine.MAX_PREDICATE_ELEMENTS:
+        return (f"{where}.rows: a predicate tile has 1 to {machine.MAX_PREDICATE_ELEMENTS} elements "
+                f"(rows x cols), not {rows}x{cols}")
+    if machine.predicate_storage_bytes(rows, cols) > capacity:
+        return f"{where}.capacity: {capacity} bytes cannot hold {rows}x{cols} packed predicate bits"
+    valid_rows, valid_cols = tile["valid"]
+    if valid_rows > rows or valid_cols > cols:
+        return f"{where}.valid: {valid_rows}x{valid_cols} does not fit the {rows}x{cols} tile"
+    for r, row in enumerate(tile.get("data", [])):
+        if any(v > 1 for v in row):
+            return f"{where}.data[{r}]: predicate bits are 0 or 1"
+    if tile.get("fill", 0) > 1:
+        return f"{where}.fill: predicate bits are 0 or 1"
+    for key, value in tile.get("elements", {}).items():
+        r, c = parse_coordinate(key)
+        if r >= rows or c >= cols:
+            return f"{where}.elements.{key}: coordinate outside the {rows}x{cols} tile"
+        if value > 1:
+            return f"{where}.elements.{key}: predicate bits are 0 or 1"
     return None
 
 
@@ -839,6 +877,8 @@ def _check_expect_tile(tile: dict, where: str) -> Optional[str]:
     for key, element in tile.get("elements", {}).items():
         if element.get("defined") is False and "value" in element:
             return f"{where}.elements.{key}.value: an undefined element has no value to check"
+    if tile.get("storage_kind") == "predicate":
+        return _check_expect_predicate(tile, where, padding)
     if "dtype" not in tile:
         return None
     bits = element_bits(tile["dtype"])
@@ -851,6 +891,26 @@ def _check_expect_tile(tile: dict, where: str) -> Optional[str]:
     if padding and "value" in padding and "word" in padding and padding["word"] & limit != padding["value"]:
         return (f"{where}.padding.word: {padding['word']:#x} does not hold the element bits "
                 f"padding.value {padding['value']:#x} of {tile['dtype']}")
+    return None
+
+
+def _check_expect_predicate(tile: dict, where: str, padding) -> Optional[str]:
+    """Expected predicate bits are 0/1; ``bytes`` covers the whole packed payload, every bit defined."""
+    wide = _first_above(tile, padding, 1)
+    if wide is not None:
+        return f"{where}.{wide[0]}: {wide[1]:#x} is not a predicate bit (0 or 1)"
+    if "words" in tile or "storage" in tile or (padding and "word" in padding):
+        return f"{where}: a predicate tile has bits (data, fill, elements, padding.value, bytes), not words or storage"
+    if "bytes" not in tile:
+        return None
+    rows, cols, valid = tile.get("rows"), tile.get("cols"), tile.get("valid")
+    if rows is None or cols is None or valid is None:
+        return f"{where}.bytes: needs rows, cols and valid to say which bits the bytes hold"
+    if len(tile["bytes"]) != machine.predicate_storage_bytes(rows, cols):
+        return (f"{where}.bytes: a {rows}x{cols} predicate tile packs into "
+                f"{machine.predicate_storage_bytes(rows, cols)} bytes, not {len(tile['bytes'])}")
+    if list(valid) != [rows, cols] and not (padding and padding["defined"]):
+        return f"{where}.bytes: the padding bits must be defined (padding: {{defined: true, ...}}) to expect whole bytes"
     return None
 
 
@@ -911,6 +971,8 @@ def _normalize_state(state: dict) -> dict:
     tiles = []
     for tile in state.get("tiles", []):
         out = dict(tile)
+        if out.get("storage_kind") == "predicate":  # numeric tiles stay as written (no storage_kind)
+            out.setdefault("dtype", "U8")
         out.setdefault("layout", "RowMajor")
         out.setdefault("location", "Matrix" if out["layout"] in CUBE_LAYOUTS else "Any")
         out.setdefault("mask", "1111")

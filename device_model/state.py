@@ -10,6 +10,11 @@ Payload and definedness are numpy arrays indexed by storage index (the layout's
 physical index). A non-packed tile keeps the whole 64-bit Word written at each
 index; a packed-carrier tile (4-bit type in an ordinary layout, or more than
 32768 elements) keeps only the element bits, and reads zero-extend them.
+
+A predicate tile (TileStorage_Predicate, asl/tile/model/state/allocation.asl
+ConfigurePredicateTileForMask) is a U8 RowMajor tile of explicit rows x cols
+one-bit elements: its payload holds 0 or 1 per logical index row*cols+col and
+``packed_bytes`` gives the spec's storage, bit i mod 8 of byte floor(i/8).
 """
 from __future__ import annotations
 
@@ -34,6 +39,12 @@ WORD_MASK = (1 << 64) - 1
 PE_MASK_OF_MODE = (0b0000, 0b1000, 0b0100, 0b0010, 0b0001, 0b1100, 0b1110, 0b1111)
 PE_MODE_OF_MASK = {mask: mode for mode, mask in enumerate(PE_MASK_OF_MODE)}
 SIZE_CODE_BYTES = {code: 64 << code for code in range(1, 13)}  # 1: 128 B ... 10: 64 KiB
+NUMERIC, PREDICATE = "numeric", "predicate"  # TileStorageKind
+# SPEC-CHOICE: TilePredicateLogicalIndex ranges over {0..16383}, so the executable spec cannot
+# address a predicate element past 16383 (ConfigurePredicateTileForMask itself allows up to
+# PTO_MODEL_TILE_ELEMENTS). The model holds predicate tiles of at most 16384 elements; a
+# predicate destination of more is Fault_TileAllocation.
+MAX_PREDICATE_ELEMENTS = 16384
 
 
 def mask_text(mask: int) -> str:
@@ -67,6 +78,11 @@ def logical_capacity(capacity: int, dtype) -> int:
     return capacity * 8 // dtype.bits
 
 
+def predicate_storage_bytes(rows: int, cols: int) -> int:
+    """PredicateTileStorageBytes: one bit per logical element, rounded up to bytes."""
+    return (rows * cols + 7) // 8
+
+
 def shape_legal(capacity: int, cols: int, valid_rows: int, valid_cols: int, dtype) -> bool:
     """TileDescriptorShapeLegal."""
     rows = derived_rows(capacity, cols, dtype.bits)
@@ -98,6 +114,11 @@ class Tile:
     mask: int
     payload: np.ndarray = field(repr=False)  # uint64 by storage index
     defined: np.ndarray = field(repr=False)  # bool by storage index
+    storage_kind: str = NUMERIC
+
+    @property
+    def predicate(self) -> bool:
+        return self.storage_kind == PREDICATE
 
     @property
     def cube(self) -> bool:
@@ -108,9 +129,16 @@ class Tile:
         """TileUsesPackedCarrierRepresentation."""
         return not self.cube and (self.dtype.bits == 4 or self.rows * self.cols > MODEL_TILE_ELEMENTS)
 
+    def packed_bytes(self) -> np.ndarray:
+        """A predicate tile's payload bytes as stored: logical element i in bit i mod 8 of
+        byte floor(i/8) (ReadTilePredicateByte); an undefined bit reads as the 0 it holds."""
+        return np.packbits((self.payload & np.uint64(1)).astype(np.uint8), bitorder="little")
+
     @property
     def element_mask(self) -> int:
-        """Bits a write keeps: the element bits when packed, else the whole Word."""
+        """Bits a write keeps: the element bits when packed (one for a predicate), else the whole Word."""
+        if self.predicate:
+            return 1
         return self.dtype.mask if self.packed else WORD_MASK
 
     @property
@@ -171,6 +199,14 @@ def new_ordinary_tile(dtype, layout: str, location: str, capacity: int, cols: in
     return blank_tile(dtype, layout, location, capacity, rows, cols, valid_rows, valid_cols, mask)
 
 
+def new_predicate_tile(capacity: int, rows: int, cols: int, valid_rows: int, valid_cols: int,
+                       mask: int) -> Tile:
+    """ConfigurePredicateTileForMask: a U8 RowMajor tile in Any, every bit undefined."""
+    size = rows * cols
+    return Tile(dt.dtype("U8"), "RowMajor", "Any", capacity, rows, cols, valid_rows, valid_cols, mask,
+                np.zeros(size, dtype=np.uint64), np.zeros(size, dtype=bool), PREDICATE)
+
+
 def new_cube_tile(dtype, layout: str, capacity: int, valid_rows: int, valid_cols: int,
                   mask: int) -> Tile:
     geometry = cube_geometry(layout, dtype, valid_rows, valid_cols)
@@ -182,9 +218,14 @@ def new_cube_tile(dtype, layout: str, capacity: int, valid_rows: int, valid_cols
 # Descriptor legality (asl/tile/model/legality/descriptor-shape.asl)
 
 def descriptor_configured(tile: Optional[Tile], limit: int) -> bool:
-    """TileDescriptorConfigured for a Numeric tile."""
+    """TileDescriptorConfigured."""
     if tile is None or not capacity_legal(tile.capacity, limit):
         return False
+    if tile.predicate:
+        return (tile.rows > 0 and tile.cols > 0
+                and predicate_storage_bytes(tile.rows, tile.cols) <= tile.capacity
+                and tile.valid_rows <= tile.rows and tile.valid_cols <= tile.cols
+                and tile.rows * tile.cols <= logical_capacity(tile.capacity, tile.dtype))
     rows = derived_rows(tile.capacity, tile.cols, tile.dtype.bits)
     return (rows != 0 and tile.rows == rows and tile.valid_rows <= tile.rows
             and tile.valid_cols <= tile.cols
@@ -194,12 +235,12 @@ def descriptor_configured(tile: Optional[Tile], limit: int) -> bool:
 def descriptor_legal(tile: Optional[Tile], limit: int) -> bool:
     """TileDescriptorLegal: configured, ordinary layout with complete fractals."""
     return (descriptor_configured(tile, limit)
-            and generic_indexing_permitted(tile.layout, tile.dtype.bits, tile.rows, tile.cols))
+            and (tile.predicate or generic_indexing_permitted(tile.layout, tile.dtype.bits, tile.rows, tile.cols)))
 
 
 def cube_descriptor_legal(tile: Optional[Tile], limit: int) -> bool:
     """TileCubeDescriptorLegal."""
-    if tile is None or tile.location != "Matrix" or not tile.cube:
+    if tile is None or tile.predicate or tile.location != "Matrix" or not tile.cube:
         return False
     if not cube_shape_legal(tile.capacity, tile.valid_rows, tile.valid_cols, tile.dtype,
                             tile.layout, limit):
@@ -211,6 +252,18 @@ def cube_descriptor_legal(tile: Optional[Tile], limit: int) -> bool:
 def source_contents_defined(tile: Optional[Tile], limit: int) -> bool:
     """TileSourceContentsDefined."""
     return descriptor_legal(tile, limit) and tile.contents_defined()
+
+
+def predicate_values_legal(tile: Optional[Tile], limit: int) -> bool:
+    """TilePredicateValuesLegal: a legal, fully defined predicate tile."""
+    return source_contents_defined(tile, limit) and tile.predicate
+
+
+def logical_shape_match(left: Optional[Tile], right: Optional[Tile], limit: int) -> bool:
+    """TileLogicalShapeMatch: both descriptors legal, same rows, columns, valid region, layout."""
+    return (descriptor_legal(left, limit) and descriptor_legal(right, limit)
+            and (left.rows, left.cols, left.valid_rows, left.valid_cols, left.layout)
+            == (right.rows, right.cols, right.valid_rows, right.valid_cols, right.layout))
 
 
 def source_encodings_valid(tile: Optional[Tile], limit: int) -> bool:
