@@ -28,6 +28,7 @@ file, case and field). The terminal summary counts each separately.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import json
 import os
@@ -43,8 +44,6 @@ import pytest
 from pto_avs.contract.case import PROFILES, Case, Observation
 
 DEFAULT_DEVICES = ("golden:pto-v0", "golden:hw-ieee")
-OPERATION_MARKERS = {"TCVT": "tcvt", "TQUANT": "tquant", "TMULS": "tmuls", "TGEMV_MX_ACC": "tgemv_mx_acc"}
-KINDS = ("execution", "boundary", "fault", "state-transition", "static-invariant", "ordering")
 OUTCOMES = ("pass", "fail", "device error", "not supported", "not observable", "vector error")
 OUTCOME = "pto_avs_outcome"  # user property: one of OUTCOMES
 UNOBSERVED = "pto_avs_unobserved"  # user property: aspects not observable in a passing case
@@ -151,11 +150,27 @@ def pytest_configure(config):
     config.pluginmanager.register(Tally(config), "pto_avs_tally")
 
 
+@functools.lru_cache(maxsize=None)
+def operation_markers() -> dict:
+    """Spec operation -> its marker (``TGEMV_MX_ACC`` -> ``tgemv_mx_acc``), for every catalog operation."""
+    from pto_avs.contract import spec_data
+
+    return {name: name.lower() for name in spec_data.operation_names()}
+
+
+@functools.lru_cache(maxsize=None)
+def kinds() -> tuple:
+    """The catalog's spec test kinds, each a marker (``kind_marker``)."""
+    from pto_avs.contract import spec_data
+
+    return tuple(dict.fromkeys(test["kind"] for test in spec_data.load("tile-avs-catalog")["tests"]))
+
+
 def _register_markers(config) -> None:
     """The operation and kind markers, once the suite is collected (not in other projects' runs)."""
-    for operation, marker in OPERATION_MARKERS.items():
+    for operation, marker in operation_markers().items():
         config.addinivalue_line("markers", f"{marker}: PTO AVS vector cases of {operation}")
-    for kind in KINDS:
+    for kind in kinds():
         config.addinivalue_line("markers", f"{kind_marker(kind)}: PTO AVS vector cases of kind {kind}")
 
 
@@ -240,7 +255,7 @@ class UnopenedSlot:
 
         self.label = label
         self.reason = reason
-        self.capabilities = Capabilities(profile=profile or "unknown", aspects=frozenset())
+        self.capabilities = Capabilities(profile=profile or "unknown", operations=frozenset(), aspects=frozenset())
 
     def unsupported(self, case: Case) -> Optional[str]:
         return None
@@ -335,7 +350,7 @@ class Suite:
             return True
         if self.keyword is None:
             return False
-        markers = [OPERATION_MARKERS.get(peek.operation, ""), kind_marker(peek.kind) if peek.kind in KINDS else ""]
+        markers = [operation_markers().get(peek.operation, ""), kind_marker(peek.kind) if peek.kind in kinds() else ""]
         names = [source.path.name, *peek.labels]
         if self.several_devices:
             names += [f"{label}[{slot.label}]" for label in peek.labels for slot in self.slots]
@@ -476,7 +491,7 @@ _MARKS: dict = {}  # marker name -> its MarkDecorator (made once: thousands of i
 
 
 def _add_markers(node, operation: Optional[str], kind: Optional[str]) -> None:
-    for name in (OPERATION_MARKERS.get(operation), kind_marker(kind) if kind in KINDS else None):
+    for name in (operation_markers().get(operation), kind_marker(kind) if kind in kinds() else None):
         if name:
             if name not in _MARKS:
                 _MARKS[name] = getattr(pytest.mark, name)

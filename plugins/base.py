@@ -21,7 +21,7 @@ ENTRY_POINT_GROUP = "pto_avs.devices"
 @dataclass(frozen=True)
 class Capabilities:
     profile: str  # the numeric profile the device implements: "pto-v0" or "hw-ieee"
-    operations: frozenset = frozenset({"TCVT", "TQUANT", "TMULS", "TGEMV_MX_ACC"})
+    operations: frozenset  # the spec operations it runs (catalog mnemonics)
     dtypes: Optional[frozenset] = None  # None: every DataType
     aspects: frozenset = frozenset(ASPECTS)  # what it can observe
     direct_calls: bool = False  # can run direct-call program items

@@ -33,6 +33,7 @@ import threading
 import weakref
 from typing import Iterable, Optional
 
+from pto_avs.contract import spec_data
 from pto_avs.contract.case import ASPECTS, PROFILES, Case, Observation
 from pto_avs.device_model.dtypes import NAMES as DTYPE_NAMES
 from pto_avs.device_model.encoding import assemble, raw_instruction
@@ -41,7 +42,6 @@ from pto_avs.plugins.base import Capabilities, Device
 PROTOCOL = "pto-avs-device"
 PROTOCOL_MAJOR = 1
 PROTOCOL_VERSION = "1.0"
-OPERATIONS = ("TCVT", "TQUANT", "TMULS", "TGEMV_MX_ACC")
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_START_TIMEOUT = 60.0
 DEFAULT_MAX_BATCH = 64
@@ -255,7 +255,7 @@ def parse_hello(message: dict) -> tuple[str, Capabilities, int]:
         raise ProtocolError(f"hello capabilities.profile must be one of {', '.join(PROFILES)}, not {profile!r}")
     if "operations" not in caps:
         raise ProtocolError("hello capabilities.operations is missing")
-    operations = names("operations", OPERATIONS, [])
+    operations = names("operations", spec_data.operation_names(), [])
     dtypes = names("dtypes", DTYPE_NAMES, None)
     aspects = names("aspects", ASPECTS, list(ASPECTS))
     direct_calls = caps.get("direct_calls", False)

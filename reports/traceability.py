@@ -86,7 +86,7 @@ def _units() -> dict[str, dict]:
 
 def operations() -> tuple[str, ...]:
     """Every tile operation of the catalog, in its order."""
-    return tuple(_units())
+    return spec_data.operation_names()
 
 
 def operation_family(operation: str) -> str:

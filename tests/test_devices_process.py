@@ -561,7 +561,7 @@ def test_wrong_json_types_are_device_errors_wherever_they_come_from(observation,
 
     case = replace(good("typed", 44), expect={"fault": None, "allocated": [0, 1],
                                                "tiles": [{"index": 0, "dtype": "U8", "data": [[44]]}]})
-    caps = Capabilities(profile="hw-ieee")
+    caps = Capabilities(profile="hw-ieee", operations=frozenset({"TCVT"}))
     replay = ReplayDevice("recording.json", "dev", {"capabilities": capabilities_to_json(caps),
                                                     "cases": {case.id: {"observation": observation}}})
     verdict = compare(case, replay.execute(case), caps.aspects)
@@ -706,7 +706,7 @@ def test_hello_checks_name_what_is_wrong():
     assert (name, caps.dtypes, caps.aspects, batch) == ("d", None, frozenset(ASPECTS), 64)
     problems = {
         "profile": ({"profile": "ieee"}, "capabilities.profile must be one of pto-v0, hw-ieee, not 'ieee'"),
-        "ops": ({"operations": ["TADD"]}, "capabilities.operations names unknown TADD"),
+        "ops": ({"operations": ["TADD", "TFOO"]}, "capabilities.operations names unknown TFOO"),
         "dtypes": ({"dtypes": ["FP8"]}, "capabilities.dtypes names unknown FP8"),
         "aspects": ({"aspects": "all"}, "capabilities.aspects must be a list of names"),
         "batch": ({"max_batch": 0}, "capabilities.max_batch must be a positive integer"),

@@ -148,6 +148,12 @@ def test_markers_select_by_operation_and_kind_under_strict_markers(avs):
     assert len([line for line in kinds.outlines if line.startswith("test_avs.py::")]) == 2
     by_name = avs.run("--device", device, "-k", "e8m0", "--collect-only", "-q")
     assert [line for line in by_name.outlines if line.startswith("test_avs.py::")] == [f"test_avs.py::{E8M0}"]
+    # Every catalog operation is a declared marker: a shipped TAND file under --strict-markers.
+    tand = Path(__file__).resolve().parents[1] / "vectors" / "PTO-AVS-TILE-TAND-BITS-001.yaml"
+    selected = avs.run("--device", "golden:pto-v0", "--vectors", str(tand), "--strict-markers", "-m",
+                       "tand and execution", "--collect-only", "-q")
+    assert selected.ret == 0
+    assert len([line for line in selected.outlines if line.startswith("test_avs.py::")]) >= 2
 
 
 def test_adr_selects_cases_tracing_to_it(avs):

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from pto_avs.contract import spec_data
 from pto_avs.contract.case import Case, Observation
 from pto_avs.contract.tile_state import element_bits
 from pto_avs.device_model.layouts import is_cube
@@ -24,12 +25,16 @@ from pto_avs.reports.atomic import write_files
 
 REPRODUCER_SOURCE = "golden-model"  # vectors/schema.json case.source (requested from the lead)
 DESCRIPTOR_FIELDS = ("dtype", "layout", "location", "rows", "cols", "valid", "capacity", "mask")
-OPERATION_EXERCISES = {
-    "TCVT": ["ADR-0047", "ADR-0083", "PTO-INST-TILE-TCVT"],
-    "TQUANT": ["ADR-0047", "ADR-0083", "PTO-INST-TILE-TQUANT"],
-    "TMULS": ["ADR-0047", "ADR-0081", "PTO-INST-TILE-TMULS"],
-    "TGEMV_MX_ACC": ["ADR-0065", "ADR-0079", "PTO-INST-TILE-TGEMV-MX-ACC"],
-}
+
+
+def operation_exercises(operation: str) -> list[str]:
+    """What a reproducer of ``operation`` exercises: the catalog's ADRs (readiness subjects) of its
+    unit and the requirements its spec tests name."""
+    catalog = spec_data.load("tile-avs-catalog")
+    unit = next(u for u in catalog["units"] if u["mnemonic"] == operation)
+    tests = {t["id"]: t for t in catalog["tests"]}
+    requirements = dict.fromkeys(r for test_id in unit["tests"] for r in tests[test_id]["requirements"])
+    return [*unit["readiness_subjects"], *requirements]
 
 
 def _storage_map(layout: str, dtype: str, rows: int, cols: int) -> np.ndarray:
@@ -179,7 +184,7 @@ def write_reproducer(directory: Path, case: Case, golden_expect: dict, *, device
         "operation": case.operation,
         "kind": "fault" if golden_expect.get("fault") else "execution",
         "summary": f"Differential-campaign reproducer: {device} disagrees with the golden model ({profile})",
-        "exercises": OPERATION_EXERCISES[case.operation],
+        "exercises": operation_exercises(case.operation),
         "provenance": (f"Written by `{command}`. The expectations are the GOLDEN MODEL's observation "
                        f"(golden:{profile}) of this case, not values from the spec: this file documents a "
                        f"disagreement to investigate, it is not a conformance vector. Decide from the spec "
