@@ -23,9 +23,9 @@ from . import arith_elements as ref
 from . import numeric as num
 from . import value_classes
 from . import vector_files
-from .generate_numeric import Block, Flow, FlowMap, Hex
+from .generate_numeric import Flow, FlowMap, Hex
 from .legality_layout import DTYPES, pad_word
-from .vector_files import OPERATION_TABLE, UNITS, VECTORS_DIR, hexrows, spec_ref, tile
+from .vector_files import OPERATION_TABLE, UNITS, VECTORS_DIR, case, hexrows, spec_ref, tile
 
 COMMAND = ".venv/bin/python -m pto_avs.vectors.reference.generate_arith"
 BOTH = ["pto-v0", "hw-ieee"]
@@ -126,16 +126,6 @@ def bundle(op: str, t: str, *, lb0=None, lb1=None, lb2=None, sources=(), size=1,
         out.append(f"B.IOR R{gpr}")
     out.append("BSTOP")
     return "\n".join(out)
-
-
-def case(name, description, profiles, source, reference, state, program, expect) -> dict:
-    out = {"name": name, "description": " ".join(description.split()), "profiles": Flow(profiles),
-           "source": source, "reference": reference}
-    if state:
-        out["state"] = state
-    out["program"] = Block(program) if isinstance(program, str) else program
-    out["expect"] = expect
-    return out
 
 
 def fault_case(name, description, tiles, program, fault="Fault_TileLegality", *, source="hand", reference="",

@@ -23,8 +23,9 @@ import sys
 
 from . import elementwise as ref
 from . import vector_files
-from .generate_numeric import Block, Flow, FlowMap, Hex
-from .vector_files import OPERATION_TABLE, RESERVED_SELECTORS as RESERVED, UNITS, VECTORS_DIR, hexrows, spec_ref, tile
+from .generate_numeric import Flow, FlowMap, Hex
+from .vector_files import (OPERATION_TABLE, RESERVED_SELECTORS as RESERVED, UNITS, VECTORS_DIR, case, hexrows,
+                           spec_ref, tile)
 
 COMMAND = ".venv/bin/python -m pto_avs.vectors.reference.generate_elementwise"
 BOTH = ["pto-v0", "hw-ieee"]
@@ -156,18 +157,6 @@ def bundle(op: str, dtype: str, *, lb0=None, lb1=None, lb2=None, sources=(), siz
         lines.append(f"B.IOR R{gpr}")
     lines.append("BSTOP")
     return "\n".join(lines)
-
-
-def case(name, description, profiles, source, reference, state, program, expect) -> dict:
-    if state is not None and not state.get("tiles", True):
-        state["tiles"] = Flow([])
-    out = {"name": name, "description": " ".join(description.split()), "profiles": Flow(profiles), "source": source,
-           "reference": reference}
-    if state:
-        out["state"] = state
-    out["program"] = Block(program) if isinstance(program, str) else program
-    out["expect"] = expect
-    return out
 
 
 def fault_expect(fault: str, allocated) -> dict:

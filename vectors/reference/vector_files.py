@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Callable
 
-from .generate_numeric import Flow, Hex, to_yaml
+from .generate_numeric import Block, Flow, Hex, to_yaml
 
 VECTORS_DIR = Path(__file__).resolve().parent.parent
 SPEC_DATA = VECTORS_DIR.parent / "contract" / "spec_data"
@@ -48,6 +48,19 @@ def tile(index, dtype, capacity, cols, valid, data=None, layout=None, defined=No
         out["data"] = hexrows(data)
     if defined:
         out["defined"] = defined
+    return out
+
+
+def case(name, description, profiles, source, reference, state, program, expect) -> dict:
+    """One case; an assembly ``program`` string becomes a YAML block, an empty tile list a flow []."""
+    if state is not None and not state.get("tiles", True):
+        state["tiles"] = Flow([])
+    out = {"name": name, "description": " ".join(description.split()), "profiles": Flow(profiles),
+           "source": source, "reference": reference}
+    if state:
+        out["state"] = state
+    out["program"] = Block(program) if isinstance(program, str) else program
+    out["expect"] = expect
     return out
 
 
