@@ -40,9 +40,10 @@ from .numeric import PROFILES
 from .ops import installed  # noqa: F401  (every operation joins the registry)
 from .ops import registry
 from .padding import pad_name
-from .state import (GPR_COUNT, MAX_TILE_CAPACITY, TILE_COUNT, WORD_MASK, MachineState,
-                    allocation_bytes, capacity_legal, cube_shape_legal, logical_capacity, mask_text,
-                    new_cube_tile, new_ordinary_tile, parse_mask, shape_legal)
+from .state import (GPR_COUNT, MAX_PREDICATE_ELEMENTS, MAX_TILE_CAPACITY, TILE_COUNT, WORD_MASK,
+                    MachineState, allocation_bytes, capacity_legal, cube_shape_legal, logical_capacity,
+                    mask_text, new_cube_tile, new_ordinary_tile, new_predicate_tile, parse_mask,
+                    predicate_storage_bytes, shape_legal)
 
 
 @dataclass
@@ -76,6 +77,8 @@ class TileView:
     words: np.ndarray  # rows x cols uint64: the Word read at each logical coordinate
     defined: np.ndarray  # rows x cols bool
     storage: np.ndarray  # element bits by storage index (uint64)
+    storage_kind: str = "numeric"  # or "predicate"
+    bytes: Optional[np.ndarray] = None  # a predicate tile's packed payload bytes (uint8)
 
 
 @dataclass
@@ -97,10 +100,10 @@ class Snapshot:
             if mine is None or theirs is None:
                 out.append(f"tile {index}: allocated {mine is not None} != {theirs is not None}")
                 continue
-            for name in ("dtype", "layout", "location", "rows", "cols", "valid", "capacity", "mask"):
+            for name in ("storage_kind", "dtype", "layout", "location", "rows", "cols", "valid", "capacity", "mask"):
                 if getattr(mine, name) != getattr(theirs, name):
                     out.append(f"tile {index} {name}: {getattr(mine, name)!r} != {getattr(theirs, name)!r}")
-            for name in ("words", "defined", "storage"):
+            for name in ("words", "defined", "storage", "bytes"):
                 if not np.array_equal(getattr(mine, name), getattr(theirs, name)):
                     out.append(f"tile {index} {name} differ")
         return out
@@ -189,10 +192,36 @@ class Machine:
             raise ValueError(f"{where}: the tile capacity {limit} would be exceeded")
         self._state.tiles[index] = tile
 
+    def configure_predicate_tile(self, index, capacity: int, rows: int, cols: int, valid=(1, 1),
+                                 mask="1111") -> None:
+        """Allocate ``index`` as a predicate tile (ConfigurePredicateTileForMask): U8
+        RowMajor in Any, ``rows`` x ``cols`` one-bit elements packed low bit first into
+        ``capacity`` bytes, every bit undefined. ``write_tile`` then writes bits (0/1)."""
+        index = _tile_index(index)
+        mask = parse_mask(mask)
+        valid_rows, valid_cols = (int(v) for v in valid)
+        limit = self._state.tile_capacity
+        where = f"configure_predicate_tile({index})"
+        if mask == 0:
+            raise ValueError(f"{where}: the allocation mask must be nonzero")
+        if not capacity_legal(capacity, limit):
+            raise ValueError(f"{where}: capacity {capacity} must be a multiple of 128 from 128 to 65536 "
+                             f"and at most the tile capacity {limit}")
+        if not (0 < rows and 0 < cols and rows * cols <= MAX_PREDICATE_ELEMENTS):
+            raise ValueError(f"{where}: {rows}x{cols} is not 1 to {MAX_PREDICATE_ELEMENTS} predicate elements")
+        if predicate_storage_bytes(rows, cols) > capacity:
+            raise ValueError(f"{where}: {capacity} bytes cannot hold {rows}x{cols} packed bits")
+        if valid_rows > rows or valid_cols > cols:
+            raise ValueError(f"{where}: valid {valid_rows}x{valid_cols} does not fit {rows}x{cols}")
+        if self._state.capacity_in_use(excluding=index) + allocation_bytes(mask, capacity) > limit:
+            raise ValueError(f"{where}: the tile capacity {limit} would be exceeded")
+        self._state.tiles[index] = new_predicate_tile(capacity, rows, cols, valid_rows, valid_cols, mask)
+
     def write_tile(self, index, words, defined=None) -> None:
         """Write Words at logical coordinates: ``words`` covers either every
         rows x cols coordinate or just the valid region; ``defined`` (same shape,
-        default all True) marks definedness. Packed tiles keep the element bits."""
+        default all True) marks definedness. Packed tiles keep the element bits; a
+        predicate tile takes bits 0/1 (WriteTilePredicateBit)."""
         index = _tile_index(index)
         tile = self._state.tiles[index]
         if tile is None:
@@ -202,6 +231,8 @@ class Machine:
         if region not in ((tile.rows, tile.cols), (tile.valid_rows, tile.valid_cols)):
             raise ValueError(f"write_tile({index}): words shape {region} is neither rows x cols "
                              f"{(tile.rows, tile.cols)} nor the valid region {(tile.valid_rows, tile.valid_cols)}")
+        if tile.predicate and (values > 1).any():
+            raise ValueError(f"write_tile({index}): a predicate tile holds bits 0 and 1")
         flags = np.ones(region, dtype=bool) if defined is None else np.asarray(defined, dtype=bool)
         if flags.shape != region:
             raise ValueError(f"write_tile({index}): defined shape {flags.shape} differs from words {region}")
@@ -246,7 +277,8 @@ class Machine:
             tiles[index] = TileView(tile.dtype.name, tile.layout, tile.location, tile.rows, tile.cols,
                                     (tile.valid_rows, tile.valid_cols), tile.capacity, mask_text(tile.mask),
                                     tile.words(), tile.defined_grid(),
-                                    tile.payload & np.uint64(tile.dtype.mask))
+                                    tile.payload & np.uint64(tile.dtype.mask), tile.storage_kind,
+                                    tile.packed_bytes() if tile.predicate else None)
         return Snapshot(state.status, state.capacity_in_use(), tiles, state.tile_capacity,
                         tuple(state.gprs))
 

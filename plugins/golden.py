@@ -53,9 +53,13 @@ def _set_up(machine, state: dict) -> None:
         machine.set_gpr(index, value)
     for tile in state["tiles"]:
         index = tile["index"]
-        machine.configure_tile(index, dtype=tile["dtype"], capacity=tile["capacity"], cols=tile["cols"],
-                               valid=tuple(tile["valid"]), layout=tile["layout"], location=tile["location"],
-                               mask=tile["mask"])
+        if tile.get("storage_kind") == "predicate":
+            machine.configure_predicate_tile(index, capacity=tile["capacity"], rows=tile["rows"], cols=tile["cols"],
+                                             valid=tuple(tile["valid"]), mask=tile["mask"])
+        else:
+            machine.configure_tile(index, dtype=tile["dtype"], capacity=tile["capacity"], cols=tile["cols"],
+                                   valid=tuple(tile["valid"]), layout=tile["layout"], location=tile["location"],
+                                   mask=tile["mask"])
         view = machine.snapshot().tiles[index]
         words, defined = initial_arrays(tile, view.rows, view.cols)
         machine.write_tile(index, words, defined)
@@ -66,10 +70,16 @@ def _observe(snap, result) -> Observation:
         index: TileObservation(dtype=view.dtype, layout=view.layout, location=view.location, rows=view.rows,
                                cols=view.cols, valid=tuple(view.valid), capacity=view.capacity, mask=view.mask,
                                words=view.words.tolist(), defined=view.defined.tolist(),
-                               storage=view.storage.tolist())
+                               storage=view.storage.tolist(), **_predicate_members(view))
         for index, view in snap.tiles.items()}
     return Observation(fault=result.fault, flags=snap.flags, tiles=tiles, encoding=list(result.encoding),
                        detail=result.detail or None)
+
+
+def _predicate_members(view) -> dict:
+    if view.storage_kind != "predicate":
+        return {}
+    return {"storage_kind": "predicate", "bytes": view.bytes.tolist()}
 
 
 def open_device(arg: Optional[str]) -> GoldenDevice:

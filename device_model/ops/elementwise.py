@@ -143,17 +143,21 @@ def single_binding(block, sources: int) -> bool:
 
 
 def shape_and_type_match(left, right, limit: int) -> bool:
-    """TileShapeAndTypeMatch (both Numeric tiles)."""
+    """TileShapeAndTypeMatch (the storage kinds equal too: a predicate tile never
+    matches a numeric one)."""
     return (descriptor_legal(left, limit) and descriptor_legal(right, limit)
-            and (left.rows, left.cols, left.valid_rows, left.valid_cols, left.layout, left.dtype)
-            == (right.rows, right.cols, right.valid_rows, right.valid_cols, right.layout, right.dtype))
+            and (left.rows, left.cols, left.valid_rows, left.valid_cols, left.layout, left.dtype,
+                 left.storage_kind)
+            == (right.rows, right.cols, right.valid_rows, right.valid_cols, right.layout, right.dtype,
+                right.storage_kind))
 
 
 def scalar_source_legal(state: MachineState, block, source: int) -> bool:
     """SelectedBundleTileScalarSourceLegal: a legal, defined, validly encoded RowMajor
-    tile of the BSTART type whose valid region and columns are LB1, LB0, LB2."""
+    numeric tile of the BSTART type whose valid region and columns are LB1, LB0, LB2."""
     tile = state.tiles[source]
-    return (source_encodings_valid(tile, state.tile_capacity) and tile.dtype == block.data_type
+    return (source_encodings_valid(tile, state.tile_capacity) and not tile.predicate
+            and tile.dtype == block.data_type
             and tile.layout == "RowMajor" and (tile.valid_rows, tile.valid_cols, tile.cols) == block.shape())
 
 
@@ -251,7 +255,7 @@ class TileScalar(Elementwise):
     def operands_check(self, tiles, dst: int, sources, scalar: int, limit: int) -> None:
         source = tiles[sources[0]]
         if not shape_and_type_match(tiles[dst], source, limit) or source.layout != "RowMajor" \
-                or source.dtype.name not in self.types:
+                or source.predicate or source.dtype.name not in self.types:
             raise tile_legality(f"{self.NAME}: destination and source must be matching RowMajor "
                                 f"{self.types_name} tiles")
         if not self.carrier_logical and not (source_encodings_valid(source, limit)
@@ -300,6 +304,7 @@ class TileFill(Elementwise):
 
     def operands_check(self, tiles, dst: int, sources, scalar: int, limit: int) -> None:
         tile = tiles[dst]
-        if not descriptor_legal(tile, limit) or tile.layout != "RowMajor" or tile.dtype.name not in self.types:
+        if not descriptor_legal(tile, limit) or tile.predicate or tile.layout != "RowMajor" \
+                or tile.dtype.name not in self.types:
             raise tile_legality(f"{self.NAME}: the destination must be a legal RowMajor "
                                 f"{self.types_name} tile")

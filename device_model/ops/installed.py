@@ -3,3 +3,4 @@ from . import (tabs, tand, tcvt, texpands, tgemv, tmax, tmaxs, tmin, tmins, tmul
                tnot, tor, tors, tquant, trelu, tshl, tshls, tshr, tshrs, txor, txors, tands)
 from . import (tadd, tadds, tdiv, tdivs, texp, tfma, tlog, tmul, trecip, trem, trems,  # noqa: F401
                trsqrt, tsqrt, tsub, tsubs)
+from . import tcmp, tcmps, tsel, tsels  # noqa: F401

@@ -88,8 +88,10 @@ def operands_check(tiles, destination_index: int, source_index: int, canonicaliz
     allocation (rolled back), and a TSize or Col that cannot form a descriptor is
     Fault_TileAllocation (digest §7.8). The executable behaviour is used."""
     destination, source = tiles[destination_index], tiles[source_index]
-    if not descriptor_legal(destination, limit) or not source_encodings_valid(source, limit):
-        raise tile_legality("TCVT destination descriptor illegal, or source undefined/invalid")
+    if not descriptor_legal(destination, limit) or not source_encodings_valid(source, limit) \
+            or destination.predicate or source.predicate:
+        raise tile_legality("TCVT destination descriptor illegal, or source undefined/invalid, or a "
+                            "predicate tile among them")
     if not pair_supported(source.dtype, destination.dtype):
         raise tile_legality(f"TCVT {source.dtype.name} -> {destination.dtype.name} is not a supported pair")
     if (destination.rows, destination.cols, destination.valid_rows, destination.valid_cols) != \

@@ -11,7 +11,9 @@ supplies only what differs:
 - ``gpr_values_check(state, block)``: BundleOperationGPRBindingValuesLegal
 - ``closed_schema_check(state, block)``: its SelectedBundleClosed*SchemaLegal
 - ``destination_shape(state, block)``: (valid_rows, valid_cols, cols) of the
-  new destination (ResolveBundleTileDestinationsForOperation)
+  new destination (ResolveBundleTileDestinationsForOperation), or
+  ``resolve_destination(state, block) -> (index, tile)`` for a destination of its
+  own kind (a predicate tile)
 - ``execute_bundle(state, block, index, destination, profile) -> Publication``:
   operand legality and execution against the allocated destination
 """
@@ -39,7 +41,9 @@ def commit_bundle(state: MachineState, block, profile: str, op) -> Publication:
     op.closed_schema_check(state, block)
     if not block.masks_equal():
         raise tile_legality("bindings use different PE masks")
-    index, destination = blocks.resolve_destination(state, block, op.destination_shape(state, block))
+    resolve = getattr(op, "resolve_destination", None)
+    index, destination = (resolve(state, block) if resolve is not None else
+                          blocks.resolve_destination(state, block, op.destination_shape(state, block)))
     return op.execute_bundle(state, block, index, destination, profile)
 
 
