@@ -32,6 +32,7 @@ import functools
 import importlib
 import json
 import os
+import signal
 import sys
 import threading
 import time
@@ -689,6 +690,12 @@ def _watch_controller(poll: float = 0.1) -> None:
     threading.Thread(target=watch, name="pto-avs-controller-watch", daemon=True).start()
 
 
+def _terminate_as_interrupt(signum, frame):
+    """SIGTERM to the controller of a recording run stops it like Ctrl-C, so the answers
+    gathered so far are written, marked incomplete (the default action writes nothing)."""
+    raise KeyboardInterrupt("SIGTERM")
+
+
 class Tally:
     """Counts outcomes and unobserved aspects from reports (on the xdist controller, from the
     workers' reports), gathers the workers' recordings, writes the recording (marked
@@ -704,6 +711,8 @@ class Tally:
         self.record_note: Optional[str] = None  # the summary line about --record
         if hasattr(config, "workerinput"):
             _watch_controller()
+        elif config.option.avs_record and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, _terminate_as_interrupt)
 
     def pytest_runtest_logreport(self, report):
         props = dict(report.user_properties)

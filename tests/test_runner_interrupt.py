@@ -194,7 +194,22 @@ def test_sigint_without_xdist_writes_an_incomplete_recording(run):
     assert len(Recording.read(r.record).devices.popitem()[1]["cases"]) >= 6
 
 
-@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
+@pytest.mark.parametrize("workers", [0, 2])
+def test_sigterm_to_the_controller_stops_it_like_sigint(run, workers):
+    """SIGTERM (what `timeout`, CI runners and `kill` send) stops the controller like Ctrl-C:
+    without xdist the answers so far are written, marked incomplete (the default action of
+    SIGTERM wrote nothing)."""
+    r = run(pause=0.2 if workers else 0.05, workers=workers)
+    r.wait_for_results(6)
+    r.process.send_signal(signal.SIGTERM)
+    assert r.process.wait(timeout=120) == 2, r.output()
+    assert "KeyboardInterrupt: SIGTERM" in r.output()
+    assert_incomplete_or_absent(r.record, r.output())
+    if not workers:
+        assert len(Recording.read(r.record).devices.popitem()[1]["cases"]) >= 6
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL])
 def test_workers_stop_when_the_controller_dies(run, how):
     """Each request takes the device 3 s. The controller dies just after a result was written,
     while both workers wait for their next answer: they must be gone within a second, and
