@@ -40,6 +40,39 @@ begin
     return TRUE;
 end;
 
+func AVSConfigurePredicateTile(index: TileIndex, capacity: integer {0..262144},
+                               rows: integer {0..65535},
+                               columns: integer {0..65535},
+                               valid_rows: integer {0..65535},
+                               valid_columns: integer {0..65535},
+                               mask: bits(4))
+begin
+    ConfigurePredicateTileForMask(index, capacity, rows, columns, valid_rows,
+        valid_columns, mask);
+end;
+
+// Writes one predicate bit at a logical coordinate. A defined bit of the
+// valid region goes through WriteTilePredicateBit; a padding bit or an
+// undefined one is stored the way PredicateTileWithPadding stores padding
+// (payload bit and defined_elements), leaving the valid-region count alone.
+func AVSPutPredicate(index: TileIndex, row: integer {0..65535},
+                     column: integer {0..65535}, value: boolean,
+                     defined: boolean)
+begin
+    let tile = _Tiles[[index]];
+    if defined && row < tile.valid_rows && column < tile.valid_columns then
+        WriteTilePredicateBit(index, row, column, value);
+    else
+        let logical = TilePredicateLogicalIndex(tile, row, column);
+        let byte_index = TilePredicateByteIndex(logical);
+        let bit_index = TilePredicateBitIndex(logical);
+        _Tiles[[index]].payload[[byte_index]][bit_index] =
+            if value then '1' else '0';
+        _Tiles[[index]].defined_elements[logical] =
+            if defined then '1' else '0';
+    end;
+end;
+
 // Writes one Word at a logical coordinate; defined or only stored (undefined).
 func AVSPut(index: TileIndex, row: integer {0..65535},
             column: integer {0..65535}, value: Word, defined: boolean)
@@ -212,9 +245,36 @@ end;
 
 // --- observation -------------------------------------------------------------
 
+// A predicate tile: per row, each coordinate's logical index, definedness and
+// bit (TilePredicateBitFromInfo), then one B line with every payload byte
+// (ReadTilePredicateByte), ceil(rows*columns/8) of them.
+func AVSObservePredicate(index: TileIndex)
+begin
+    let tile = _Tiles[[index]];
+    for row = 0 to tile.rows - 1 do
+        print "R";
+        for column = 0 to tile.columns - 1 do
+            let logical = TilePredicateLogicalIndex(tile,
+                row as integer {0..65535}, column as integer {0..65535});
+            print " ", logical, ":",
+                if tile.defined_elements[logical] == '1' then 1 else 0, ":",
+                if TilePredicateBitFromInfo(tile, row as integer {0..65535},
+                    column as integer {0..65535}) then 1 else 0;
+        end;
+        println "";
+    end;
+    print "B";
+    for byte_index = 0 to PredicateTileStorageBytes(tile.rows, tile.columns) - 1 do
+        print " ", UInt(ReadTilePredicateByte(index,
+            byte_index as integer {0..2047}));
+    end;
+    println "";
+end;
+
 // F: last fault; N: NumericStatus; U: capacity in use; per allocated tile a T
 // line (descriptor) and one R line per row: storage index, definedness and
-// Word of every coordinate, read through the spec's logical-element functions.
+// Word of every coordinate, read through the spec's logical-element functions
+// (a predicate tile: AVSObservePredicate).
 func AVSObserve()
 begin
     println "F ", _LastFault;
@@ -228,16 +288,21 @@ begin
                 tile.columns, " ", tile.valid_rows, " ", tile.valid_columns,
                 " ", tile.capacity_bytes, " ",
                 UInt(_TileAllocationMasks[[index]]);
-            for row = 0 to tile.rows - 1 do
-                print "R";
-                for column = 0 to tile.columns - 1 do
-                    let element = TileLogicalLinearIndex(tile,
-                        row as integer {0..65535}, column as integer {0..65535});
-                    print " ", element, ":",
-                        if TileLogicalElementDefined(tile, element) then 1 else 0,
-                        ":", UInt(TileReadLogicalElement(tile, element));
+            if tile.storage_kind == TileStorage_Predicate then
+                AVSObservePredicate(index as TileIndex);
+            else
+                for row = 0 to tile.rows - 1 do
+                    print "R";
+                    for column = 0 to tile.columns - 1 do
+                        let element = TileLogicalLinearIndex(tile,
+                            row as integer {0..65535},
+                            column as integer {0..65535});
+                        print " ", element, ":",
+                            if TileLogicalElementDefined(tile, element) then 1 else 0,
+                            ":", UInt(TileReadLogicalElement(tile, element));
+                    end;
+                    println "";
                 end;
-                println "";
             end;
         end;
     end;

@@ -9,7 +9,9 @@
     U <bytes>                        tile capacity in use
     T <index> <storage kind> <type> <layout> <location> <rows> <cols> <valid rows> <valid cols> <capacity> <mask>
     R <e>:<d>:<w> ...                one line per row of the tile above: storage index, defined 0/1,
-                                     Word (decimal) of each coordinate
+                                     Word (decimal) of each coordinate (a predicate tile: logical
+                                     index, defined 0/1, bit)
+    B <byte> ...                     after a predicate tile's rows: its payload bytes (decimal)
 """
 from __future__ import annotations
 
@@ -54,8 +56,8 @@ def _name(text: str, prefix: str) -> str:
     return text[len(prefix):]
 
 
-def _tile(header: list[str], rows: list[str]) -> tuple[int, TileObservation]:
-    index, _kind, dtype, layout, location = header[0], header[1], header[2], header[3], header[4]
+def _tile(header: list[str], rows: list[str], packed: Optional[str] = None) -> tuple[int, TileObservation]:
+    index, kind, dtype, layout, location = header[0], header[1], header[2], header[3], header[4]
     n_rows, n_cols, valid_rows, valid_cols, capacity, mask = (int(v) for v in header[5:11])
     dtype = _name(dtype, "TileDataType_")
     if len(rows) != n_rows:
@@ -77,10 +79,15 @@ def _tile(header: list[str], rows: list[str]) -> tuple[int, TileObservation]:
     storage = [0] * max(n_rows * n_cols, max(placed, default=-1) + 1)
     for position, bits in placed.items():
         storage[position] = bits
+    predicate = {}
+    if _name(kind, "TileStorage_") == "Predicate":
+        if packed is None or not packed.startswith("B"):
+            raise OutputError(f"tile {index}: a predicate tile without its B line")
+        predicate = {"storage_kind": "predicate", "bytes": [int(v) for v in packed.split()[1:]]}
     return int(index), TileObservation(
         dtype=dtype, layout=_name(layout, "TileLayout_"), location=_name(location, "TileLocation_"),
         rows=n_rows, cols=n_cols, valid=(valid_rows, valid_cols), capacity=capacity, mask=format(mask, "04b"),
-        words=words, defined=defined, storage=storage)
+        words=words, defined=defined, storage=storage, **predicate)
 
 
 def observation(case: CaseOutput, steps: list[str]) -> Observation:
@@ -117,13 +124,16 @@ def _observation(lines: list[str], steps: list[str]) -> Observation:
             + (f" ({detail})" if detail else ""))
     tiles = {}
     position = 0
-    tile_lines = [line for line in lines if line[:2] in ("T ", "R ") or line == "R"]
+    tile_lines = [line for line in lines if line[:2] in ("T ", "R ", "B ") or line in ("R", "B")]
     while position < len(tile_lines):
         header = tile_lines[position].split()[1:]
         if tile_lines[position][0] != "T" or len(header) != 11:
             raise OutputError(f"expected a tile header, got {tile_lines[position][:80]!r}")
         count = int(header[5])
-        index, tile = _tile(header, tile_lines[position + 1: position + 1 + count])
+        packed = header[1] == "TileStorage_Predicate"
+        after = position + 1 + count
+        index, tile = _tile(header, tile_lines[position + 1: after],
+                            tile_lines[after] if packed and after < len(tile_lines) else None)
         tiles[index] = tile
-        position += 1 + count
+        position = after + packed
     return Observation(fault=fault, flags=int(values["N"]), tiles=tiles, detail=detail)

@@ -20,7 +20,7 @@ from pto_avs.contract.tile_state import CUBE_LAYOUTS, parse_coordinate
 from pto_avs.device_model import dtypes
 from pto_avs.device_model.encoding import assemble, raw_instruction
 from pto_avs.device_model.encoding.assembler import parse_tile
-from pto_avs.device_model.encoding.names import LAYOUT_CODES, ROUNDING_CODES, ROUNDING_NAMES
+from pto_avs.device_model.encoding.names import CMODE_NAMES, LAYOUT_CODES, ROUNDING_CODES, ROUNDING_NAMES
 from pto_avs.device_model.padding import PAD_NAMES, pad_name
 
 HARNESS = Path(__file__).with_name("harness.asl")
@@ -31,7 +31,7 @@ SPECIAL_CALLS = ("TCVT", "TQUANT", "TGEMV_MX_ACC")  # direct calls with their ow
 # Direct-call arguments of the other operations, matched in order to the contract's TileIndex parameters
 # (destination, then sources) and its Word parameter (the scalar); "pad" sets the B.DATR PadValue.
 TILE_ARGUMENTS = ("dst", "src", "src1", "src2")
-GENERIC_ARGUMENTS = TILE_ARGUMENTS + ("scalar", "pad", "call")
+GENERIC_ARGUMENTS = TILE_ARGUMENTS + ("scalar", "cmode", "pad", "call")
 DIRECT_TGEMV_UNMAPPED = ("fpatr", "rounding", "sat", "quant_param", "relu_param")
 
 
@@ -134,8 +134,38 @@ def _state_lines(state: dict) -> list[str]:
     return lines
 
 
+def _predicate_lines(tile: dict, index: int) -> list[str]:
+    """A predicate tile: ConfigurePredicateTileForMask, then its bits (AVSPutPredicate)."""
+    mask = str(tile.get("mask", "1111"))
+    if len(mask) != 4 or set(mask) - {"0", "1"}:
+        raise ValueError(f"tile {index}: mask {mask!r} is not four binary digits")
+    capacity = _in_range(f"tile {index} capacity", tile["capacity"], 0, 262144)
+    rows, cols = (_in_range(f"tile {index} {name}", tile[name], 1, 65535) for name in ("rows", "cols"))
+    valid_rows, valid_cols = (_in_range(f"tile {index} valid", v, 0, 65535) for v in tile["valid"])
+    lines = [f"AVSConfigurePredicateTile({index}, {capacity}, {rows}, {cols}, {valid_rows}, {valid_cols}, "
+             f"'{mask}');"]
+    mode = tile.get("defined", "valid")
+    bits = {}
+    if mode == "all":
+        bits.update({(r, c): 0 for r in range(rows) for c in range(cols)})
+    base = int(tile.get("fill", 0))
+    if mode != "none" or base:
+        bits.update({(r, c): base for r in range(valid_rows) for c in range(valid_cols)})
+    for r, row in enumerate(tile.get("data", [])):
+        bits.update({(r, c): int(value) for c, value in enumerate(row)})
+    for key, value in tile.get("elements", {}).items():
+        bits[parse_coordinate(key)] = int(value)
+    for (r, c), value in sorted(bits.items()):
+        _in_range(f"tile {index} bit", value, 0, 1)
+        defined = mode == "all" or (mode == "valid" and r < valid_rows and c < valid_cols)
+        lines.append(f"AVSPutPredicate({index}, {r}, {c}, {_bool(value)}, {_bool(defined)});")
+    return lines
+
+
 def _tile_lines(tile: dict) -> list[str]:
     index = _in_range("tile index", tile["index"], 0, 63)
+    if tile.get("storage_kind") == "predicate":
+        return _predicate_lines(tile, index)
     layout = tile.get("layout", "RowMajor")
     location = tile.get("location") or ("Matrix" if layout in CUBE_LAYOUTS else "Any")
     if layout not in LAYOUTS or location not in LOCATIONS:
@@ -225,8 +255,8 @@ def _contract_call(function: str, number: int, name: str, item: dict, parameters
         raise ValueError(f"direct {name}: {len(tiles)} tile argument(s) for the contract's parameters "
                          f"({', '.join(parameters)})")
     given = iter(tiles)
-    arguments = ", ".join(str(next(given)) if kind == "TileIndex" else _word(item.get("scalar", 0))
-                          for kind in parameters)
+    arguments = ", ".join(str(next(given)) if kind == "TileIndex" else _comparison(item.get("cmode"))
+                          if kind == "TileComparison" else _word(item.get("scalar", 0)) for kind in parameters)
     pad = pad_name(item.get("pad", "Null"))
     typed = tiles[1] if len(tiles) > 1 else tiles[0]  # the B.DATR DataType: the first source's type
     attributes = "" if pad == "Null" else (
@@ -242,6 +272,15 @@ def _contract_call(function: str, number: int, name: str, item: dict, parameters
             "    _BundleDataAttributesPresent = saved_present;\n"
             "    _BundleDataAttributes = saved;\n"
             f"    return legal || AVSDirectRejected({number});\nend;\n")
+
+
+def _comparison(value) -> str:
+    """The TileComparison of a direct call's ``cmode`` (a name or a code 0..5; default EQ)."""
+    value = 0 if value is None else value
+    name = CMODE_NAMES[value] if isinstance(value, int) and 0 <= value < len(CMODE_NAMES) else str(value).upper()
+    if name not in CMODE_NAMES:
+        raise ValueError(f"unknown comparison {value!r}")
+    return f"TileComparison_{name}"
 
 
 def _direct_call(number: int, item: dict) -> str:
