@@ -567,6 +567,8 @@ def _check_observation(obs: Observation) -> None:
                     raise ValueError(f"member '{where}.{name}' {problem}")
         if tile.storage is not None and not all(map(_is_int, tile.storage)):
             raise ValueError(f"member '{where}.storage' is not a list of integers")
+        if tile.bytes is not None and not all(_is_int(b) and 0 <= b <= 255 for b in tile.bytes):
+            raise ValueError(f"member '{where}.bytes' is not a list of bytes 0..255")
 
 
 def open_device(arg: Optional[str]) -> ProcessDevice:

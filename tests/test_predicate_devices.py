@@ -3,6 +3,7 @@ predicate tiles (and, live, the spec's own answers on the plumbing vectors), the
 golden device's observation."""
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -26,7 +27,7 @@ def predicate_case(program_items, tile_extra=None) -> Case:
             "valid": [1, 3], "layout": "RowMajor", "location": "Any", "mask": "1111", "defined": "valid",
             "data": [[1, 0, 1]], **(tile_extra or {})}
     state = {"tile_capacity": 262144, "status": 0, "gprs": {}, "tiles": [tile]}
-    return Case("PTO-AVS-X-PRED-TEST", "case", "TSELS", "execution", ("pto-v0",), (), (), state,
+    return Case("PTO-AVS-X-PRED-TEST", "case", "TSELS", "execution", ("pto-v0", "hw-ieee"), (), (), state,
                 tuple(program_items), {})
 
 
@@ -103,3 +104,72 @@ def test_live_the_spec_answers_the_predicate_plumbing_vectors():
         verdict = compare(case, observation, device.capabilities.aspects)
         assert verdict.outcome == "pass", f"{case.id}: {verdict.report()}"
     assert observations[1].tiles[2].bytes == [0xF0, 0xFF, 0xFF, 0xFF]
+
+
+def test_the_c_device_answers_unsupported_for_predicate_tiles_and_compare_select(tmp_path):
+    """The example C device implements TCVT only: a predicate state tile or a TCMP/TSEL
+    bundle is `unsupported` (not a crash, not a device error), and its hello leaves the
+    four operations out, so the adapter does not send their cases."""
+    from pto_avs.plugins import c_device
+    from pto_avs.plugins.process import ProcessDevice
+
+    try:
+        binary, diagnostics = c_device.build(tmp_path)
+    except c_device.CompilerMissing as exc:
+        pytest.skip(str(exc))
+    assert diagnostics == ""
+    device = ProcessDevice([str(binary)])
+    try:
+        assert not {"TCMP", "TCMPS", "TSEL", "TSELS"} & set(device.capabilities.operations)
+        shipped = loader.load_file(PLUMBING[0], cache=None).cases[1]
+        assert device.supports(shipped) is not None  # a TCMP case is not sent
+        predicate_state = dataclasses.replace(predicate_case(["BSTART.VEC TCVT, U8; B.DATR U16; B.DIM LB0=1; "
+                                                              "B.IOT T3, mask=1111, <last>, ->T<1>; BSTOP"]),
+                                              operation="TCVT")
+        numeric = [{"index": 0, "dtype": "U8", "capacity": 128, "cols": 8, "valid": [1, 4], "layout": "RowMajor",
+                    "location": "Any", "mask": "1111", "defined": "valid", "data": [[1, 2, 3, 4]]}]
+        tcmp_words = Case("PTO-AVS-X-PRED-TEST", "tcmp-words", "TCVT", "execution", ("pto-v0", "hw-ieee"), (), (),
+                          {"tile_capacity": 262144, "status": 0, "gprs": {}, "tiles": numeric},
+                          ("BSTART.TEPL TCMP, U8; B.DIM LB0=4; B.IOT T0, T0, mask=1111, <last>, ->T<1>; BSTOP",),
+                          {})
+        reasons = [device.execute(case).error for case in (predicate_state, tcmp_words)]
+        assert reasons[0].startswith("not supported: ") and "predicate" in reasons[0], reasons[0]
+        assert reasons[1].startswith("not supported: ") and "Function 13" in reasons[1], reasons[1]  # TCMP
+    finally:
+        device.close()
+
+
+def test_the_process_protocol_carries_predicate_tiles_both_ways():
+    from pto_avs.contract.case import Observation
+    from pto_avs.plugins.process import _check_observation, request_case
+
+    case = predicate_case([{"call": "TSELS", "dst": 4, "src": 3, "src1": 5, "scalar": 7}])
+    sent = request_case(case, "pto-v0")["state"]["tiles"][0]
+    assert (sent["storage_kind"], sent["rows"], sent["cols"], sent["dtype"]) == ("predicate", 2, 4, "U8")
+    answer = {"fault": None, "flags": 0, "tiles": {"3": {
+        "storage_kind": "predicate", "dtype": "U8", "rows": 2, "cols": 4, "valid": [1, 3],
+        "words": [[1, 0, 1, 0], [0, 0, 0, 0]], "defined": [[True] * 3 + [False], [False] * 4], "bytes": [5]}}}
+    tile = Observation.from_json(answer).tiles[3]
+    assert tile.kind == "predicate" and tile.bytes == [5]
+    _check_observation(Observation.from_json(answer))
+    answer["tiles"]["3"]["bytes"] = [256]
+    with pytest.raises(ValueError, match="tiles.3.bytes"):
+        _check_observation(Observation.from_json(answer))
+
+
+def test_the_replay_device_round_trips_predicate_tiles(tmp_path):
+    from pto_avs.plugins.replay import Recording
+
+    golden = open_device("golden")
+    cases = [case for path in PLUMBING for case in loader.load_file(path, cache=None).cases]
+    recording = Recording()
+    for case in cases:
+        recording.add_observation("golden", golden.capabilities, case, golden.execute(case))
+    path = tmp_path / "predicate.json.gz"
+    recording.write(path)
+    replay = open_device(f"replay:{path}")
+    for case in cases:
+        observation = replay.execute(case)
+        assert compare(case, observation, replay.capabilities.aspects).outcome == "pass"
+    tile = replay.execute(cases[1]).tiles[2]
+    assert tile.storage_kind == "predicate" and tile.bytes == [0xF0, 0xFF, 0xFF, 0xFF]

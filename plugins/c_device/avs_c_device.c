@@ -748,6 +748,10 @@ static bool load_tile(Machine *m, const JVal *jt, Outcome *o)
     uint64_t index, capacity, cols, vr, vc;
     if (!juint(jget(jt, "index"), N_TILES - 1, &index))
         return BAD_CASE(o, "state tile: 'index' must be a TileIndex 0..63");
+    const JVal *jk = jget(jt, "storage_kind");
+    if (jk && (jk->type != J_STR || strcmp(jk->str, "numeric") != 0))
+        return UNSUPPORTED(o, "state tile %u: storage kind other than numeric (packed predicate tiles)",
+                           (unsigned)index);
     const JVal *jd = jget(jt, "dtype");
     const DType *dt = jd && jd->type == J_STR ? dtype_by_name(jd->str) : NULL;
     if (!dt)
