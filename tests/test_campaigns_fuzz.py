@@ -20,7 +20,7 @@ import yaml
 from pto_avs.contract import loader
 from pto_avs.avs.campaigns import fuzz
 from pto_avs.avs.campaigns.reproducer import REPRODUCER_SOURCE
-from pto_avs.avs.campaigns.scenarios import OPERATIONS, scenarios
+from pto_avs.avs.campaigns.scenarios import HAND_WRITTEN, scenarios
 from pto_avs.contract.compare import compare
 from pto_avs.device_model import dtypes
 from pto_avs.plugins.base import open_device
@@ -34,7 +34,7 @@ def campaign(device: str, operation: str, examples: int, seed: int = 11) -> fuzz
 
 
 @pytest.mark.parametrize("profile", ["pto-v0", "hw-ieee"])
-@pytest.mark.parametrize("operation", OPERATIONS)
+@pytest.mark.parametrize("operation", HAND_WRITTEN)
 def test_identical_devices_yield_no_disagreement(operation, profile):
     """No false alarms: the judge sees no disagreement, refusal or golden-model
     error when the device under test is the golden model itself, so every
@@ -45,7 +45,7 @@ def test_identical_devices_yield_no_disagreement(operation, profile):
     assert result.disagreements == 0, [d.report for d in result.first.values()][:1]
 
 
-@pytest.mark.parametrize("operation", OPERATIONS)
+@pytest.mark.parametrize("operation", HAND_WRITTEN)
 def test_scenarios_are_mostly_legal_with_some_faults(operation):
     """The generator exercises both the numeric paths (no fault) and the fault paths."""
     golden = open_device("golden:pto-v0")

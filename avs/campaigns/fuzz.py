@@ -3,7 +3,8 @@
     pto-avs fuzz --device NAME[:ARG] --op OP [--examples N] [--seed S] [--out DIR]
 
 Hypothesis draws legal and illegal bundles and tile states for the operation
-(``avs.campaigns.scenarios``). Each example runs on the device and on the golden
+(``avs.campaigns.scenarios``: TCVT, TQUANT, TMULS, TGEMV_MX_ACC and every
+elementwise TEPL operation the golden model registers). Each example runs on the device and on the golden
 model of the device's profile; the golden observation becomes the expectation
 and the ordinary comparator judges the device, so a disagreement means exactly
 what a failing vector means. Disagreements are grouped by their kind (the
@@ -214,7 +215,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("--device", required=True, metavar="NAME[:ARG]",
                         help="device under test (compared with the golden model of its profile)")
-    parser.add_argument("--op", required=True, choices=OPERATIONS, help="operation to generate bundles for")
+    parser.add_argument("--op", required=True, choices=OPERATIONS, metavar="OP",
+                        help=f"operation to generate bundles for: {', '.join(OPERATIONS)} (every elementwise "
+                             f"TEPL operation the golden model registers, its bundle composed as the spec's "
+                             f"contract composes it)")
     parser.add_argument("--examples", type=int, default=500, metavar="N", help="examples to generate (default 500)")
     parser.add_argument("--seed", type=int, default=None, metavar="S",
                         help="random seed (default: a fresh one, printed so the campaign can be repeated)")

@@ -1,11 +1,16 @@
-"""Hypothesis strategies of random bundles and tile states for the four operations.
+"""Hypothesis strategies of random bundles and tile states for every operation ``--op`` takes.
 
 ``scenarios(operation, dtypes)`` draws a ``Scenario``: the initial machine state
 (in the loader's normalized form) and one bundle in the project assembly syntax.
-Most draws are legal bundles over legal tiles, so the numeric paths get
-exercised; about a fifth carry one defect from a per-operation list (a wrong
-dimension, a missing BSTOP, a duplicated B.DATR, an undefined source, an
-exhausted tile capacity, a Canonicalize that does not match the source, ...),
+TCVT, TQUANT, TMULS and TGEMV_MX_ACC have builders of their own; every other
+elementwise TEPL operation the golden model registers shares one builder whose
+bundle comes from data: the B.IOT/B.IOR/B.DATR composition the spec's
+instruction contract gives for the operation (``composition``) and the type set
+of the operation's registry entry. Most draws are legal bundles over legal
+tiles, so the numeric paths get exercised; about a fifth carry one defect from
+a list (a wrong dimension, a missing BSTOP, a duplicated B.DATR, an undefined
+source, an exhausted tile capacity, a Canonicalize that does not match the
+source, a type outside the operation's set, sources of different shapes, ...),
 so legality and fault order get exercised as well. Element values mix uniform
 bits with the special encodings of the type (zeros, extremes, NaN, infinity,
 smallest subnormal and normal). Shrinking moves toward the first choice of
@@ -14,16 +19,20 @@ bundle.
 """
 from __future__ import annotations
 
+import re
 import struct
 from dataclasses import dataclass
+from functools import lru_cache
 
 from hypothesis import strategies as st
 
+from pto_avs.contract import spec_data
 from pto_avs.device_model import dtypes
+from pto_avs.device_model import machine  # noqa: F401  (every operation joins the registry)
 from pto_avs.device_model.encoding.names import LAYOUT_CODES, ROUNDING_NAMES, transform_layouts
 from pto_avs.device_model.layouts import cube_geometry, fractal_inner
+from pto_avs.device_model.ops import registry
 
-OPERATIONS = ("TCVT", "TQUANT", "TMULS", "TGEMV_MX_ACC")
 ROUNDINGS = ROUNDING_NAMES  # NONE (operation default) first
 PADS = ("Zero", "Null", "Max", "Min")
 TRANSFORMS = tuple(name for name, code in sorted(LAYOUT_CODES.items(), key=lambda kv: kv[1])
@@ -51,11 +60,12 @@ class Scenario:
 
 def scenarios(operation: str, allowed=None):
     """Strategy of Scenarios for ``operation``; ``allowed`` limits the DataTypes (None: all)."""
-    builders = {"TCVT": _tcvt, "TQUANT": _tquant, "TMULS": _tmuls, "TGEMV_MX_ACC": _tgemv}
-    if operation not in builders:
-        raise ValueError(f"unknown operation {operation!r}; expected one of {', '.join(OPERATIONS)}")
     names = tuple(n for n in dtypes.NAMES if allowed is None or n in allowed)
-    return builders[operation](names)
+    if operation in HAND_WRITTEN:
+        return HAND_WRITTEN[operation](names)
+    if operation in elementwise_operations():
+        return _elementwise(operation, names)
+    raise ValueError(f"unknown operation {operation!r}; expected one of {', '.join(OPERATIONS)}")
 
 
 # ---------------------------------------------------------------------------
@@ -76,8 +86,8 @@ def _state(tiles, tile_capacity=RESET_CAPACITY, status=0, gprs=None):
 def special_values(name: str) -> list:
     """The encodings of ``name`` where conversions and products change behaviour."""
     t = dtypes.dtype(name)
-    if t.is_integer:
-        return sorted({0, 1, t.mask, t.int_max, t.int_min & t.mask})
+    if t.is_integer:  # the width and one less: shift counts at the edge
+        return sorted({0, 1, t.mask, t.int_max, t.int_min & t.mask, t.bits - 1, t.bits})
     f = t.fmt
     values = {0, 1, t.max_finite}
     if f.sign_bit is not None:
@@ -88,10 +98,16 @@ def special_values(name: str) -> list:
     if f.kind == "binary":
         one_quantum = 1 << f.frac_shift
         smallest_normal = 1 << (f.frac_bits + f.frac_shift)
-        values |= {one_quantum, smallest_normal, smallest_normal - one_quantum}
-        if f.has_inf:
-            values.add(((1 << f.exp_bits) - 1) << (f.frac_bits + f.frac_shift))
-    return sorted(v & t.mask & ~t.must_be_zero for v in values)
+        one = f.bias << (f.frac_bits + f.frac_shift)
+        values |= {one_quantum, smallest_normal, smallest_normal - one_quantum, one}
+        if f.sign_bit is not None:
+            values.add(one | 1 << f.sign_bit)
+        if f.has_inf:  # +-infinity, and a signaling NaN (quiet bit clear) where the fraction has room
+            infinity = ((1 << f.exp_bits) - 1) << (f.frac_bits + f.frac_shift)
+            values |= {infinity, infinity | 1 << f.sign_bit}
+            if f.frac_bits >= 2:
+                values.add(infinity | one_quantum)
+    return sorted({v & t.mask & ~t.must_be_zero for v in values})
 
 
 def element_values(name: str, encodings_valid: bool = True):
@@ -137,7 +153,11 @@ def _pow2_at_least(value: int) -> int:
 
 
 def _defect(draw, choices) -> str:
-    return draw(st.sampled_from(("none",) * (DEFECT_WEIGHT * len(choices)) + tuple(choices)))
+    """"none" (DEFECT_WEIGHT draws in DEFECT_WEIGHT + 1), else one of ``choices`` (each as likely:
+    one long list would leave its tail to hypothesis's uneven index draws)."""
+    if draw(st.sampled_from((False,) * DEFECT_WEIGHT + (True,))):
+        return draw(st.sampled_from(choices))
+    return "none"
 
 
 def _dims(valid_rows: int, valid_cols: int, cols: int, defect: str) -> list:
@@ -384,3 +404,195 @@ def _tgemv(names):
                         _bundle(f"BSTART.TGEMVMX.ACC {left}", body, defect), defect)
 
     return draw_tgemv()
+
+
+# ---------------------------------------------------------------------------
+# every other elementwise TEPL operation: one builder over the spec's block composition
+
+ELEMENTWISE_CLASSES = ("elementwise-tile-tile", "tile-scalar-and-immediate")  # tile-operations.json
+PREDICATE = "Predicate"  # the role name of a packed predicate tile in a composition
+TILE_POOL = (0, 1, 2, 3, 5, 17, 33, 63)  # source tile indices (hands T, U, N)
+GPR_POOL = (5, 1, 9, 23)  # B.IOR selectors (R1..R23; R0 reads zero)
+MASKS = "1111"
+GENERIC_DEFECTS = ("lb0-off-by-one", "capacity-exhausted", "lb1-zero", "lb0-twice", "no-bstop", "no-last",
+                   "size-code", "extra-binding", "surplus-ior", "duplicate-datr")
+SOURCE_DEFECTS = ("undefined-source", "bstart-type", "layout", "missing-source")  # operations with sources
+PAIR_DEFECTS = ("shape-mismatch", "type-mismatch")  # operations with two or more sources
+PAD_DEFECTS = ("datr-type", "datr-sat")  # operations whose B.DATR may carry a PadValue
+
+
+@dataclass(frozen=True)
+class Composition:
+    """An operation's block as its spec contract composes it, e.g. ``BSTART.VEC TFMA, FP32;
+    B.DIM LB0=ValidCol; B.IOT SrcLeft, SrcRight, mask=PE_MASK; B.IOT SrcAddend, mask=PE_MASK,
+    <last>, ->DstTile<TSize>; BSTOP``."""
+
+    unit: str  # the BSTART form written (BSTART.VEC, BSTART.SFU)
+    bindings: tuple  # per B.IOT, the source roles it names; the last B.IOT ends the stream
+    destination: str  # the role of the new tile (DstTile, Predicate)
+    gpr_inputs: tuple  # the GPR roles B.IOR reads (ScalarGPR)
+    pad: bool  # a B.DATR may carry a PadValue (the operation's B.DATR contract)
+
+    @property
+    def sources(self) -> tuple:
+        return tuple(role for binding in self.bindings for role in binding)
+
+
+@lru_cache(maxsize=None)
+def composition(operation: str) -> Composition:
+    """The composition of ``operation`` read from contract/spec_data (instruction-contracts.json
+    example, tile-operations.json B.DATR contract); ValueError when there is none this builder knows."""
+    contract = next((c for c in spec_data.load("instruction-contracts")["contracts"]
+                     if c["mnemonic"] == operation), None)
+    table = next((o for o in spec_data.load("tile-operations")["operations"] if o["name"] == operation), None)
+    if contract is None or table is None or len(contract["examples"]) != 1:
+        raise ValueError(f"{operation}: the spec catalogs give no single block composition")
+    unit, bindings, destination, gprs = None, [], None, ()
+    for part in (p.strip() for p in contract["examples"][0].split(";")):
+        mnemonic, _, rest = part.partition(" ")
+        operands = [o.strip() for o in rest.replace("(optional)", "").split(",") if o.strip()]
+        if mnemonic.startswith("BSTART."):
+            unit = mnemonic
+        elif mnemonic == "B.IOT":
+            roles = [o for o in operands[:next(i for i, o in enumerate(operands) if o.startswith("mask="))]]
+            target = next((re.fullmatch(r"->(\w+)<TSize>", o) for o in operands if o.startswith("->")), None)
+            if destination is not None or (target is not None) != ("<last>" in operands):
+                raise ValueError(f"{operation}: the destination B.IOT is not the one that ends the stream")
+            destination = target and target.group(1)
+            bindings.append(tuple(roles))
+        elif mnemonic == "B.IOR":
+            gprs = tuple(o for o in operands if o != "zero" and not o.startswith("->"))
+    if unit is None or destination is None:
+        raise ValueError(f"{operation}: the spec's example block has no BSTART or no destination")
+    pad = "PadValueOrByteId" in table.get("datr_contract", {}).get("allowed_nonzero_fields", ())
+    return Composition(unit, tuple(bindings), destination, gprs, pad)
+
+
+@lru_cache(maxsize=None)
+def elementwise_operations() -> tuple:
+    """The registered elementwise TEPL operations the generic builder draws: the spec catalog's
+    tile-tile and tile-scalar TEPL classes, with a type set in the registry entry, no builder of
+    their own, and no predicate tile in their composition (predicate operands are not drawn yet)."""
+    table = {o["name"]: o for o in spec_data.load("tile-operations")["operations"]}
+    chosen = []
+    for name, entry in registry.OPERATIONS.items():
+        spec = table.get(name, {})
+        if (name in HAND_WRITTEN or spec.get("family") != "TEPL" or spec.get("classification") not in
+                ELEMENTWISE_CLASSES or not isinstance(getattr(entry, "types", None), frozenset)):
+            continue
+        shape = composition(name)
+        if PREDICATE not in (shape.destination, *shape.sources):
+            chosen.append(name)
+    return tuple(chosen)
+
+
+def _other_type(draw, name: str, candidates) -> str:
+    """A type other than ``name`` from ``candidates``, of the same width where one exists (so
+    the tile keeps its element count)."""
+    others = [n for n in candidates if n != name]
+    same = [n for n in others if dtypes.dtype(n).bits == dtypes.dtype(name).bits]
+    return draw(st.sampled_from(same or others))
+
+
+def _related_grid(draw, name: str, valid, pool: list, encodings_valid: bool) -> list:
+    """A grid of ``name`` elements, each new or one of ``pool`` (a first source's elements), so
+    binary operations meet equal operands (x - x, max(x, x)) often."""
+    values = st.one_of(element_values(name, encodings_valid), st.sampled_from(pool)) if pool \
+        else element_values(name, encodings_valid)
+    flat = draw(st.lists(values, min_size=valid[0] * valid[1], max_size=valid[0] * valid[1]))
+    return [flat[r * valid[1]:(r + 1) * valid[1]] for r in range(valid[0])]
+
+
+def _changed(valid, rows: int, cols: int) -> tuple:
+    """Another valid region inside rows x cols (the element count allows one)."""
+    if valid[1] < cols:
+        return valid[0], valid[1] + 1
+    if valid[1] > 1:
+        return valid[0], valid[1] - 1
+    return valid[0] % rows + 1, valid[1]
+
+
+def _elementwise(operation: str, names):
+    entry = registry.find(operation)
+    shape = composition(operation)
+    roles = shape.sources
+    if len(roles) != entry.SOURCES or len(shape.gpr_inputs) != entry.GPR_INPUTS:
+        raise ValueError(f"{operation}: the spec composes {len(roles)} source(s) and {len(shape.gpr_inputs)} "
+                         f"GPR input(s), the model {entry.SOURCES} and {entry.GPR_INPUTS}")
+    types = tuple(n for n in names if n in entry.types) or tuple(n for n in dtypes.NAMES if n in entry.types)
+    outside = tuple(n for n in names if n not in entry.types)
+    fragile = tuple(n for n in types if dtypes.dtype(n).must_be_zero)  # types with invalid encodings
+    defects = GENERIC_DEFECTS + (("unsupported-type",) if outside else ()) + (("invalid-encoding",) if fragile else ())
+    defects += (SOURCE_DEFECTS if roles else ()) + (PAIR_DEFECTS if len(roles) > 1 else ())
+    defects += PAD_DEFECTS if shape.pad else ()
+    # Tile bytes each tile may take so that the sources, an extra binding's tile and the
+    # destination fit the reset tile capacity (a mask of four PEs takes four times TSize).
+    room = RESET_CAPACITY // (len(MASKS) * (len(roles) + 2))
+
+    @st.composite
+    def draw_elementwise(draw):
+        defect = _defect(draw, defects)
+        name = draw(st.sampled_from(fragile if defect == "invalid-encoding" else types))
+        if defect == "unsupported-type":
+            name = draw(st.sampled_from(outside))
+        bits = dtypes.dtype(name).bits
+        encodings_valid = defect != "invalid-encoding"
+        elements = draw(st.sampled_from([e for e in (1 << k for k in range(13))
+                                         if 1024 // bits <= e <= SHAPE_LIMIT and e * bits // 8 <= room]))
+        cols = draw(st.sampled_from([c for c in (1 << k for k in range(13)) if c <= elements]))
+        rows = elements // cols
+        valid = (draw(st.integers(1, min(rows, 4))), draw(st.integers(1, min(cols, 8))))
+        capacity = elements * bits // 8
+        indices = draw(st.lists(st.sampled_from(TILE_POOL), min_size=len(roles) + 1, max_size=len(roles) + 1,
+                                unique=True))
+        tiles, pool = [], []
+        for position, index in enumerate(indices[:len(roles)]):
+            tile_type, tile_valid, last = name, valid, position == len(roles) - 1
+            if last and position and defect == "type-mismatch":
+                tile_type = _other_type(draw, name, types)
+            if last and position and defect == "shape-mismatch":
+                tile_valid = _changed(valid, rows, cols)
+            data = _related_grid(draw, tile_type, tile_valid, pool if tile_type == name else [], encodings_valid)
+            pool = pool or [v for row in data for v in row]
+            tiles.append(_tile(index, tile_type, elements * dtypes.dtype(tile_type).bits // 8, cols, tile_valid,
+                               data, layout="ColumnMajor" if defect == "layout" and not position else "RowMajor",
+                               defined="none" if defect == "undefined-source" and last else "valid"))
+        size_code = draw(st.integers(1, 10)) if defect == "size-code" else _size_code(capacity)
+        body = []
+        if shape.pad and (defect in PAD_DEFECTS + ("duplicate-datr",) or (name == "FP64" and draw(st.booleans()))):
+            pad = draw(st.sampled_from(PADS))
+            body.append(f"B.DATR {name}, {pad}" if defect == "datr-type" else
+                        f"B.DATR {pad}" + (", Sat=1" if defect == "datr-sat" else ""))
+            body += [body[-1]] if defect == "duplicate-datr" else []
+        body += _dims(*valid, cols, defect)
+        names_of = [_name(i) for i in indices[:len(roles)]]
+        if defect == "missing-source":
+            names_of[-1] = None
+        if defect == "extra-binding":
+            extra = indices[len(roles)]
+            tiles.append(_tile(extra, name, capacity, cols, valid, grids(draw, name, *valid)))
+            body.append(f"B.IOT {_name(extra)}, mask={MASKS}")
+        position = 0
+        for number, binding in enumerate(shape.bindings):
+            operands = [n for n in names_of[position:position + len(binding)] if n is not None]
+            position += len(binding)
+            if number < len(shape.bindings) - 1:
+                body += [f"B.IOT {', '.join(operands)}, mask={MASKS}"] if operands else []
+                continue
+            ending = ("" if defect == "no-last" else ", <last>") + f", ->T<{size_code}>"
+            body.append(f"B.IOT {', '.join(operands + [f'mask={MASKS}'])}{ending}")
+        gprs = {}
+        inputs = len(shape.gpr_inputs) + (defect == "surplus-ior")
+        if inputs and (defect == "surplus-ior" or draw(st.sampled_from((True, True, True, False)))):
+            selectors = draw(st.lists(st.sampled_from(GPR_POOL), min_size=inputs, max_size=inputs, unique=True))
+            gprs = {r: draw(element_values(name, encodings_valid)) for r in selectors}
+            body.append("B.IOR " + ", ".join(f"R{r}" for r in selectors))
+        bstart = _other_type(draw, name, names) if defect == "bstart-type" else name
+        return Scenario(operation, _common_state(draw, tiles, defect, gprs),
+                        _bundle(f"{shape.unit} {operation}, {bstart}", body, defect), defect)
+
+    return draw_elementwise()
+
+
+HAND_WRITTEN = {"TCVT": _tcvt, "TQUANT": _tquant, "TMULS": _tmuls, "TGEMV_MX_ACC": _tgemv}
+OPERATIONS = tuple(HAND_WRITTEN) + elementwise_operations()
