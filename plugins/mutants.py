@@ -767,3 +767,58 @@ def _exp_overflow_no_of():
             return words, np.asarray(flags, dtype=np.uint8) & np.uint8(0x1B)
         return exponential
     return (_elements_replaced(("TEXP",), make),)
+
+
+# ---------------------------------------------------------------------------
+# compare and select (TCMP, TCMPS, TSEL, TSELS): element bugs the same way, and the
+# packed predicate storage order
+
+
+@mutant("predicate-high-bit-first", "predicate tiles are stored high bit first (logical element i in bit "
+        "7 - i mod 8 of byte i / 8) though every bit reads back at its own coordinate")
+def _predicate_high_bit_first():
+    def make(original):
+        def packed_bytes(tile):
+            return np.packbits((tile.payload & np.uint64(1)).astype(np.uint8), bitorder="big")
+        return packed_bytes
+    return (Patch("pto_avs.device_model.state:Tile.packed_bytes", make),)
+
+
+def _nan_operands(dtype, left, right):
+    from pto_avs.device_model.numeric import ValueClass, classify
+
+    if dtype.is_integer:
+        return np.zeros(np.broadcast(np.asarray(left), np.asarray(right)).shape, bool)
+    return (classify(np.asarray(left, dtype=np.uint64), dtype) >= ValueClass.QUIET_NAN) | \
+        (classify(np.asarray(right, dtype=np.uint64), dtype) >= ValueClass.QUIET_NAN)
+
+
+@mutant("compare-nan-ne-false", "the comparator computes NE as 'ordered and unequal', so a NaN operand "
+        "makes NE false (it must be true: NaN is unequal to everything)")
+def _compare_nan_ne_false():
+    def make(original):
+        def compare(dtype, cmode, left, right):
+            bits, flags = original(dtype, cmode, left, right)
+            return (bits & ~_nan_operands(dtype, left, right)) if cmode == 1 else bits, flags
+        return compare
+    return (_elements_replaced(("TCMP", "TCMPS"), make),)
+
+
+@mutant("compare-snan-no-invalid", "TCMP/TCMPS compare a signaling NaN quietly: the result bit is right "
+        "but NV is not recorded")
+def _compare_snan_no_invalid():
+    def make(original):
+        def compare(dtype, cmode, left, right):
+            bits, flags = original(dtype, cmode, left, right)
+            return bits, np.zeros_like(flags)
+        return compare
+    return (_elements_replaced(("TCMP", "TCMPS"), make),)
+
+
+@mutant("select-inverted", "TSEL/TSELS take the true source where the predicate bit is 0 and the false "
+        "one where it is 1 (the mask polarity is inverted)")
+def _select_inverted():
+    def make(original):
+        return lambda bits, true_words, false_words: original(~np.asarray(bits, dtype=bool), true_words,
+                                                               false_words)
+    return (_elements_replaced(("TSEL", "TSELS"), make),)
