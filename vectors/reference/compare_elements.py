@@ -25,6 +25,8 @@ bits (NV = 1).
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from . import numeric
 
 WORD = (1 << 64) - 1
@@ -72,7 +74,7 @@ def _relation(mode: str, less: bool, equal: bool, greater: bool) -> bool:
 
 def compare(mode: str, t: str, left: int, right: int, profile: str) -> tuple[int, int]:
     """(predicate bit, flags) of ``left <mode> right`` for element type ``t``."""
-    a, b = numeric.decode(t, element(left, t)), numeric.decode(t, element(right, t))
+    a, b = _decode(t, element(left, t)), _decode(t, element(right, t))
     assert a.cls != "invalid" and b.cls != "invalid", "operand legality rejects invalid encodings"
     if a.cls == "nan" or b.cls == "nan":
         flags = NV if (a.cls == "nan" and a.signalling) or (b.cls == "nan" and b.signalling) else 0
@@ -87,6 +89,11 @@ def compare(mode: str, t: str, left: int, right: int, profile: str) -> tuple[int
         equal = left == right
         return int(_relation(mode, x < y, equal, not equal and not x < y)), 0
     return int(_relation(mode, x < y, equal, x > y)), 0
+
+
+@lru_cache(maxsize=1 << 16)
+def _decode(t: str, bits: int) -> numeric.Value:
+    return numeric.decode(t, bits)
 
 
 def _number(v: numeric.Value):

@@ -870,16 +870,17 @@ def x_tcmp() -> list:
                     if name not in classes:
                         continue
                     nans = classes[name]
-                    others = values + (classes["snan"] if name == "snan" else [])
-                    row = (nans * len(others))[:len(others)]
-                    for side in ("left", "right"):
-                        a, b = ([row], [others]) if side == "left" else ([others], [row])
+                    row = (nans * len(values))[:len(values)]
+                    for side in ("left", "right") + (("both",) if name == "snan" else ()):
+                        a, b = {"left": ([row], [values]), "right": ([values], [row]),
+                                "both": ([nans], [nans[::-1]])}[side]
                         flag = "NV" if name == "snan" else "no flag"
-                        cases += run_compare(f"{low}-{m}-{name}-{side}", f"""{t} {mode}: the {side} tile holds only
-                            {'signaling' if name == 'snan' else 'quiet'} NaNs ({', '.join(hex(c) for c in nans)})
-                            against every other value: every bit is {int(mode == 'NE')} ({mode} with a NaN), {flag}
-                            (one value class per tile, so the status comes from this class alone).""", "TCMP", t, a,
-                                             b, mode=mode, pad="Zero")
+                        what = ("both tiles hold only signaling NaNs" if side == "both" else
+                                f"the {side} tile holds only {'signaling' if name == 'snan' else 'quiet'} NaNs "
+                                f"({', '.join(hex(c) for c in nans)}) against every non-signaling value")
+                        cases += run_compare(f"{low}-{m}-{name}-{side}", f"""{t} {mode}: {what}: every bit is
+                            {int(mode == 'NE')} ({mode} with a NaN), {flag} (one value class per tile, so the status
+                            comes from this class alone).""", "TCMP", t, a, b, mode=mode, pad="Zero")
     cases += geometry_cases("TCMP") + carrier_cases("TCMP") + compare_fault_cases("TCMP")
     return cases
 
