@@ -189,3 +189,42 @@ def test_isolation_sets_merge_flag_free_elements_and_keep_every_class():
     assert classes.isolation_sets([("a", "exact", 0), ("b", "pos-zero", 0)], 64) == {}  # nothing raises
     assert classes.isolation_sets([("c", "tie", ref.NX), ("f", "tie", ref.NX)], 64) == {}  # one key
     assert classes.key_label(("overflow", ref.OF | ref.NX)) == "overflow-of-nx"
+
+
+def _gemv_operands(case):
+    """C, A, A scales, B, B scales and the two types of a PTO-AVS-X-TGEMV-MX-ACC-HW-001 case
+    (tiles in the generator's order: C 1, A 2, then A's E8M0 scales if scaled, B, B's scales)."""
+    tiles = {t["index"]: t for t in case["state"]["tiles"]}
+    a_type = tiles[2]["dtype"]
+    a_scaled = a_type not in ref.MX_UNSCALED
+    b_index = 4 if a_scaled else 3
+    b_type = tiles[b_index]["dtype"]
+    sb = tiles[b_index + 1]["data"] if b_type not in ref.MX_UNSCALED else None
+    return (tiles[1]["data"][0], tiles[2]["data"][0], a_type, tiles[3]["data"][0] if a_scaled else None,
+            tiles[b_index]["data"], b_type, sb)
+
+
+def test_accumulation_flags_of_every_column_are_seen_alone():
+    """NumericStatus is one OR over the N columns: a column whose own flags differ from that OR
+    has its own N=1 case with the same operands, so its flags cannot hide behind another's."""
+    doc = yaml.safe_load((VECTORS_DIR / "PTO-AVS-X-TGEMV-MX-ACC-HW-001.yaml").read_text())
+    by_operands = {}
+    for case in doc["cases"]:
+        c, a, a_type, sa, b, b_type, sb = _gemv_operands(case)
+        if len(c) == 1:
+            key = (a_type, b_type, c[0], tuple(a), tuple(r[0] for r in b), tuple(sa or ()),
+                   tuple(r[0] for r in sb or ()))
+            by_operands[key] = case["expect"]["flags"]
+    needed = 0
+    for case in doc["cases"]:
+        c, a, a_type, sa, b, b_type, sb = _gemv_operands(case)
+        for col in range(len(c) if len(c) > 1 else 0):
+            b_col, sb_col = [[r[col]] for r in b], [[r[col]] for r in sb] if sb else None
+            _, flags = ref.gemv_mx_acc([c[col]], a, b_col, a_type, b_type, sa, sb_col)
+            if flags != case["expect"]["flags"]:
+                needed += 1
+                key = (a_type, b_type, c[col], tuple(a), tuple(r[0] for r in b_col), tuple(sa or ()),
+                       tuple(r[0] for r in sb_col or ()))
+                assert by_operands.get(key) == flags, f"{case['name']} column {col}: flags {flags:#x} not isolated"
+    print(f"columns whose flags differ from their case's OR, each with its own case: {needed}")
+    assert needed >= 1

@@ -955,8 +955,11 @@ def fp32_random(rng: random.Random) -> int:
     return (rng.getrandbits(1) << 31) | ((rng.randint(8, 24) + 127) << 23) | rng.getrandbits(23)
 
 
-def tgemv_case(a_type: str, b_type: str, name: str, k: int, n: int, *, a=None, b=None, c=None,
-               sa=None, sb=None, note: str = "") -> dict:
+def tgemv_cases(a_type: str, b_type: str, name: str, k: int, n: int, *, a=None, b=None, c=None,
+                sa=None, sb=None, note: str = "") -> list[dict]:
+    """The case ``name`` and, for each of its columns whose own flags differ from the
+    status of all N columns (an OR), that column alone as an N=1 case: a device that
+    gets one column's flags wrong cannot hide behind another column's."""
     rng = rng_for(name)
     blocks = -(-k // ref.MX_BLOCK)
     a_scaled, b_scaled = a_type not in ref.MX_UNSCALED, b_type not in ref.MX_UNSCALED
@@ -1019,50 +1022,59 @@ def tgemv_case(a_type: str, b_type: str, name: str, k: int, n: int, *, a=None, b
                    + "SPEC-CHOICE: the status is the OR of the IEEE flags of every fused step "
                    "(the profile's exception model; it has no CUBE-specific rule); a 0xFF scale "
                    "and a NaN left by an earlier step are quiet NaN operands (no NV).")
-    return generated_case(
+    cases = [generated_case(
         name, description, ["hw-ieee"], {"tiles": tiles}, "\n".join(lines), flags, sources,
         {"dtype": "FP32", "layout": "CUBE_M16", "location": "Matrix", "rows": 16,
          "cols": -(-n // 2) * 2, "valid": Flow([1, n]), "capacity": c_cap,
-         "data": [Flow(Hex(x) for x in d)], "padding": FlowMap(defined=False)})
+         "data": [Flow(Hex(x) for x in d)], "padding": FlowMap(defined=False)})]
+    for col in range(n if n > 1 else 0):
+        b_col = [[row[col]] for row in b]
+        sb_col = [[row[col]] for row in sb] if b_scaled else None
+        _, col_flags = ref.gemv_mx_acc([c[col]], a, b_col, a_type, b_type, sa if a_scaled else None, sb_col)
+        if col_flags != flags:
+            cases += tgemv_cases(a_type, b_type, f"{name}-col{col}", k, 1, a=a, b=b_col, c=[c[col]],
+                                 sa=sa, sb=sb_col, note=f"Column {col} of {name} alone (its flags: "
+                                 f"{col_flags:#04x}, those of all {n} columns: {flags:#04x}).")
+    return cases
 
 
 def tgemv_special_cases() -> list[dict]:
     one = {"E4M3": 0x38, "E5M2": 0x3C, "BF16": 0x3F80, "FP16": 0x3C00}
     fp16 = lambda x: exact_bits("FP16", Fraction(x))  # noqa: E731
-    cases = [
-        tgemv_case("E4M3", "E5M2", "e4m3-x-e5m2-k33-hardware-block", 33, 1,
-                   a=[one["E4M3"]] * 33, b=[[one["E5M2"]]] * 33, c=[F32(3)],
-                   sa=[0x7F, 0x80], sb=[[0x7F], [0x81]],
-                   note="The spec hardware vector mx-k-block-33 with prior 3 (expected 43)."),
-        tgemv_case("E4M3", "BF16", "e4m3-x-bf16-k33-e8m0-scale", 33, 1,
-                   a=[0x3C] + [0] * 32, b=[[one["BF16"]]] * 33, c=[0], sa=[0x80, 0x7F],
-                   note="The spec hardware vector mx-e8m0-scale: 1.5 scaled by 0x80 is 3.0."),
-        tgemv_case("E2M1X2", "FP16", "e2m1x2-x-fp16-nan-a-scale", 40, 2, sa=[0x7F, 0xFF],
-                   note="The second A-scale block is 0xFF: every lane becomes canonical NaN."),
-        tgemv_case("E5M2", "E4M3", "e5m2-x-e4m3-nan-b-scale-column", 48, 2,
-                   sb=[[0x7F, 0x7E], [0x80, 0xFF]],
-                   note="B-scale [1][1] is 0xFF: column 1 is NaN, column 0 is not."),
-        tgemv_case("FP16", "FP16", "fp16-x-fp16-infinity-terms", 34, 3,
-                   a=[fp16(1.5)] * 3 + [0x7C00] + [fp16(0.25)] * 30,
-                   b=[[fp16(1), fp16(2), fp16(-3)]] * 3 + [[0x0000, fp16(1), fp16(-1)]]
-                   + [[fp16(1), fp16(1), fp16(1)]] * 30,
-                   note="a_3 = +Inf: times 0 gives NaN (column 0), else +Inf / -Inf."),
-        tgemv_case("E5M2", "E5M2", "e5m2-x-e5m2-overflow", 36, 2,
-                   a=[0x7B] * 36, b=[[0x7B, 0xFB]] * 36, c=[0, 0],
-                   sa=[0xFE, 0xFE], sb=[[0xFE, 0xFE], [0xFE, 0xFE]],
-                   note="Scaled products exceed FP32: the first fused add rounds to +-Inf."),
-        tgemv_case("BF16", "BF16", "bf16-x-bf16-signed-zero-and-cancellation", 35, 3,
-                   a=[one["BF16"]] * 35,
-                   b=[[0x8000, exact_bits("BF16", Fraction(-3)), 0x0000]]
-                   + [[0x8000, 0x0000, 0x0000]] * 34,
-                   c=[0x80000000, F32(3), 0x80000000],
-                   note="-0 + (-0 terms) stays -0; 3 + (-3) cancels to +0; -0 + (+0) is +0."),
-        tgemv_case("E1M2X2", "E2M1X2", "e1m2x2-x-e2m1x2-subnormal-ties", 64, 2,
-                   c=[0, 0x00000001], sa=[0x00, 0x00], sb=[[0x6B, 0x6A], [0x6A, 0x6B]],
-                   note="Scaled products near 2^-150: FP32 subnormal results and ties; "
-                   "rounding each product on its own first would give other results."),
+    groups = [
+        tgemv_cases("E4M3", "E5M2", "e4m3-x-e5m2-k33-hardware-block", 33, 1,
+                    a=[one["E4M3"]] * 33, b=[[one["E5M2"]]] * 33, c=[F32(3)],
+                    sa=[0x7F, 0x80], sb=[[0x7F], [0x81]],
+                    note="The spec hardware vector mx-k-block-33 with prior 3 (expected 43)."),
+        tgemv_cases("E4M3", "BF16", "e4m3-x-bf16-k33-e8m0-scale", 33, 1,
+                    a=[0x3C] + [0] * 32, b=[[one["BF16"]]] * 33, c=[0], sa=[0x80, 0x7F],
+                    note="The spec hardware vector mx-e8m0-scale: 1.5 scaled by 0x80 is 3.0."),
+        tgemv_cases("E2M1X2", "FP16", "e2m1x2-x-fp16-nan-a-scale", 40, 2, sa=[0x7F, 0xFF],
+                    note="The second A-scale block is 0xFF: every lane becomes canonical NaN."),
+        tgemv_cases("E5M2", "E4M3", "e5m2-x-e4m3-nan-b-scale-column", 48, 2,
+                    sb=[[0x7F, 0x7E], [0x80, 0xFF]],
+                    note="B-scale [1][1] is 0xFF: column 1 is NaN, column 0 is not."),
+        tgemv_cases("FP16", "FP16", "fp16-x-fp16-infinity-terms", 34, 3,
+                    a=[fp16(1.5)] * 3 + [0x7C00] + [fp16(0.25)] * 30,
+                    b=[[fp16(1), fp16(2), fp16(-3)]] * 3 + [[0x0000, fp16(1), fp16(-1)]]
+                    + [[fp16(1), fp16(1), fp16(1)]] * 30,
+                    note="a_3 = +Inf: times 0 gives NaN (column 0), else +Inf / -Inf."),
+        tgemv_cases("E5M2", "E5M2", "e5m2-x-e5m2-overflow", 36, 2,
+                    a=[0x7B] * 36, b=[[0x7B, 0xFB]] * 36, c=[0, 0],
+                    sa=[0xFE, 0xFE], sb=[[0xFE, 0xFE], [0xFE, 0xFE]],
+                    note="Scaled products exceed FP32: the first fused add rounds to +-Inf."),
+        tgemv_cases("BF16", "BF16", "bf16-x-bf16-signed-zero-and-cancellation", 35, 3,
+                    a=[one["BF16"]] * 35,
+                    b=[[0x8000, exact_bits("BF16", Fraction(-3)), 0x0000]]
+                    + [[0x8000, 0x0000, 0x0000]] * 34,
+                    c=[0x80000000, F32(3), 0x80000000],
+                    note="-0 + (-0 terms) stays -0; 3 + (-3) cancels to +0; -0 + (+0) is +0."),
+        tgemv_cases("E1M2X2", "E2M1X2", "e1m2x2-x-e2m1x2-subnormal-ties", 64, 2,
+                    c=[0, 0x00000001], sa=[0x00, 0x00], sb=[[0x6B, 0x6A], [0x6A, 0x6B]],
+                    note="Scaled products near 2^-150: FP32 subnormal results and ties; "
+                    "rounding each product on its own first would give other results."),
     ]
-    return cases
+    return [case for group in groups for case in group]
 
 
 def tgemv_file() -> dict:
@@ -1070,7 +1082,7 @@ def tgemv_file() -> dict:
     for i, (a_type, b_type) in enumerate((x, y) for x in ref.MX_TYPES for y in ref.MX_TYPES):
         k = 33 + (i * 7) % 32
         n = 1 + i % 4
-        cases.append(tgemv_case(a_type, b_type, f"{a_type}-x-{b_type}-k{k}-n{n}".lower(), k, n))
+        cases += tgemv_cases(a_type, b_type, f"{a_type}-x-{b_type}-k{k}-n{n}".lower(), k, n)
     cases += tgemv_special_cases()
     return {
         "format": "pto-avs-vector/1",
