@@ -131,6 +131,17 @@ def element_values(name: str, encodings_valid: bool = True):
     return values
 
 
+def gpr_values(name: str, encodings_valid: bool = True):
+    """GPR Words carrying an element of ``name``: the canonical Word, or arbitrary bits above the
+    element (an operation reads only the element bits, TileRawElementValue)."""
+    t = dtypes.dtype(name)
+    values = element_values(name, encodings_valid)
+    if t.bits == 64:
+        return values
+    above = st.integers(1, (1 << (64 - t.bits)) - 1).map(lambda u: u << t.bits)  # never all zero
+    return st.one_of(values, st.tuples(values, above).map(lambda vu: (vu[0] & t.mask) | vu[1]))
+
+
 def grids(draw, name: str, rows: int, cols: int, encodings_valid: bool = True) -> list:
     values = draw(st.lists(element_values(name, encodings_valid), min_size=rows * cols, max_size=rows * cols))
     return [values[r * cols:(r + 1) * cols] for r in range(rows)]
@@ -585,7 +596,9 @@ def _elementwise(operation: str, names):
         inputs = len(shape.gpr_inputs) + (defect == "surplus-ior")
         if inputs and (defect == "surplus-ior" or draw(st.sampled_from((True, True, True, False)))):
             selectors = draw(st.lists(st.sampled_from(GPR_POOL), min_size=inputs, max_size=inputs, unique=True))
-            gprs = {r: draw(element_values(name, encodings_valid)) for r in selectors}
+            scalars = st.one_of(gpr_values(name, encodings_valid), st.sampled_from(pool)) if pool \
+                else gpr_values(name, encodings_valid)  # a scalar equal to an element now and then
+            gprs = {r: draw(scalars) for r in selectors}
             body.append("B.IOR " + ", ".join(f"R{r}" for r in selectors))
         bstart = _other_type(draw, name, names) if defect == "bstart-type" else name
         return Scenario(operation, _common_state(draw, tiles, defect, gprs),
