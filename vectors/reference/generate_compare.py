@@ -63,8 +63,13 @@ def geometry(t: str, valid, cols=None, capacity=None):
 
 
 def predicate_capacity(rows: int, cols: int) -> int:
-    """The smallest legal TSize of a predicate tile: TileDescriptorConfigured asks for
-    rows*cols <= capacity (its U8 element capacity), beyond the ceil(rows*cols/8) packed bytes."""
+    """The smallest legal TSize of a predicate tile.
+
+    SPEC-CHOICE (index row 28): the TCMP document asks TSize >= ceil(Row*Col/8) bytes, and
+    ResolveBundlePredicateDestination checks only that; TileDescriptorConfigured, part of
+    every operand rule, also asks rows*cols <= the tile's U8 element capacity (= TSize).
+    The executable reading: a destination between the two is allocated, then rejected
+    (Fault_TileLegality, rolled back)."""
     return max(128, pow2_at_least(rows * cols))
 
 
@@ -1060,6 +1065,15 @@ def compare_fault_cases(op: str) -> list:
             closed schema rejects it before allocation, Fault_TileLegality.""",
                               [tile(i, t, 128, 2, (1, 2), [[bad, 0x3F800000]]) for i in range(n)],
                               bundle(op, t, (1, 2), 2, 1, tiles=list(range(n))), gprs={GPR: 0} if scalar else None))
+    big = [dict(tile(i, "U8", 32768, 128, (256, 128)), fill=Hex(1), mask="0001") for i in range(n)]
+    out.append(fault_case("predicate-destination-over-16384-elements", """Two 256 x 128 U8 sources (32768
+        elements) and TSize 32 KiB: the predicate destination would hold 32768 logical elements, beyond the
+        16384 that TilePredicateLogicalIndex can address. SPEC-CHOICE (index row 30): Fault_TileAllocation before
+        allocation (the executable spec stops at a range error).""", big,
+                          bundle(op, "U8", (256, 128), 128, size_code(32768), tiles=list(range(n)), mask="0001"),
+                          "Fault_TileAllocation", reference="asl/tile/model/definedness/elements.asl "
+                          "TilePredicateLogicalIndex {0..16383}; device_model/state.py MAX_PREDICATE_ELEMENTS",
+                          gprs={GPR: 1} if scalar else None))
     if op == "TCMP":
         mixed = [tile(0, "U8", 128, 8, (1, 2), [[1, 2]]), tile(1, "S8", 128, 8, (1, 2), [[1, 2]]), dest(2)]
         out.append(fault_case("source-types-differ", """A U8 left and an S8 right source: TileShapeAndTypeMatch
@@ -1114,6 +1128,9 @@ def select_special_cases(op: str) -> list:
         out += run_select("tf32-invalid-encodings-block", """The same TSEL through a block: the closed TSEL schema
             asks no encoding validity either.""", op, "TF32", [[1, 0, 1, 0]], tf32, other)
     else:
+        # SPEC-CHOICE (index row 29): the TSELS document and the direct operand rule ask no
+        # encoding validity of selected payloads; the closed block schema
+        # (SelectedBundleTileScalarSourceLegal) checks the true source's encodings.
         tiles = [predicate_tile(0, rows_of("TF32", 128, 4), 4, (1, 4), [[1, 0, 1, 0]]),
                  tile(1, "TF32", 128, 4, (1, 4), tf32)]
         out.append(fault_case("tf32-invalid-encodings-block", """SPEC-CHOICE (index row 29): the same TF32 source
