@@ -82,7 +82,8 @@ def test_a_predicate_case_loads_with_u8_and_its_bytes(tmp_path):
     ("rows: 2, cols: 8, layout: ColumnMajor", "RowMajor"),
 ])
 def test_state_predicate_tiles_are_checked(tmp_path, change, message):
-    case = PREDICATE_CASE.replace("rows: 2, cols: 8, valid: [2, 5],\n           data", f"{change}, valid: [2, 5],\n           data")
+    case = PREDICATE_CASE.replace("rows: 2, cols: 8, valid: [2, 5],\n           data",
+                                  f"{change}, valid: [2, 5],\n           data")
     loaded = load(tmp_path, case)
     if message is None:
         assert not loaded.errors
@@ -159,9 +160,10 @@ def test_undefined_padding_bits_and_wrong_bits_fail_their_aspects(tmp_path):
 
 
 def test_trailing_bits_past_the_last_element_are_not_compared(tmp_path):
-    case = PREDICATE_CASE.replace("rows: 2, cols: 8, valid: [2, 5],\n           data: [[1, 0, 1, 1, 0], [0, 0, 1, 0, 1]], padding",
-                                  "rows: 1, cols: 5, valid: [1, 5],\n           data: [[1, 0, 1, 1, 0]], padding"
-                                  ).replace("bytes: [0x0D, 0x14]", "bytes: [0x0D]").replace(
+    case = PREDICATE_CASE.replace(
+        "rows: 2, cols: 8, valid: [2, 5],\n           data: [[1, 0, 1, 1, 0], [0, 0, 1, 0, 1]], padding",
+        "rows: 1, cols: 5, valid: [1, 5],\n           data: [[1, 0, 1, 1, 0]], padding").replace(
+        "bytes: [0x0D, 0x14]", "bytes: [0x0D]").replace(
         "rows: 2, cols: 8, valid: [2, 5],\n           data: [[1, 0, 1, 1, 0], [0, 0, 1, 0, 1]], defined",
         "rows: 1, cols: 5, valid: [1, 5],\n           data: [[1, 0, 1, 1, 0]], defined")
     loaded = load(tmp_path, case)
