@@ -46,8 +46,12 @@ def _storage_map(layout: str, dtype: str, rows: int, cols: int) -> np.ndarray:
 
 
 def tile_expectation(index: int, tile) -> dict:
-    """Everything observed of one tile as a vector ``expect.tiles[]`` entry."""
+    """Everything observed of one tile as a vector ``expect.tiles[]`` entry. A predicate tile has
+    bits (``data``, padding) and its packed ``bytes`` when every bit is defined, not Words."""
     out = {"index": index}
+    predicate = tile.storage_kind == "predicate"
+    if predicate:
+        out["storage_kind"] = "predicate"
     for name in DESCRIPTOR_FIELDS:
         value = getattr(tile, name)
         if value is not None:
@@ -62,7 +66,8 @@ def tile_expectation(index: int, tile) -> dict:
     elements = {}
     if region_defined.all():
         out["data"] = (region & mask).tolist()
-        out["words"] = region.tolist()
+        if not predicate:
+            out["words"] = region.tolist()
     else:
         for r, c in np.ndindex(region.shape):
             elements[f"{r},{c}"] = ({"value": int(region[r, c] & mask)} if region_defined[r, c]
@@ -81,7 +86,9 @@ def tile_expectation(index: int, tile) -> dict:
                                         else {"defined": False})
     if elements:
         out["elements"] = elements
-    if tile.storage is not None and tile.layout != "RowMajor":
+    if predicate and tile.bytes is not None and defined.all():
+        out["bytes"] = list(tile.bytes)
+    if tile.storage is not None and tile.layout != "RowMajor" and not predicate:
         # Where the valid region lies in storage pins the layout (padding holds one value).
         index_map = _storage_map(tile.layout, tile.dtype, *words.shape)
         storage = np.array(tile.storage, dtype=np.uint64)
@@ -155,6 +162,8 @@ def _yaml_expect(expect: dict) -> dict:
         for name in ("data", "words"):
             if name in t:
                 t[name] = _hex_grid(t[name])
+        if "bytes" in t:
+            t["bytes"] = [_Hex(b) for b in t["bytes"]]
         if "value" in t.get("padding", {}):
             t["padding"] = {**t["padding"], "value": _Hex(t["padding"]["value"])}
         if "elements" in t:

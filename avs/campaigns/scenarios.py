@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from pto_avs.contract import spec_data
 from pto_avs.device_model import dtypes
 from pto_avs.device_model import machine  # noqa: F401  (every operation joins the registry)
-from pto_avs.device_model.encoding.names import LAYOUT_CODES, ROUNDING_NAMES, transform_layouts
+from pto_avs.device_model.encoding.names import CMODE_NAMES, LAYOUT_CODES, ROUNDING_NAMES, transform_layouts
 from pto_avs.device_model.layouts import cube_geometry, fractal_inner
 from pto_avs.device_model.ops import registry
 
@@ -430,6 +430,7 @@ GENERIC_DEFECTS = ("lb0-off-by-one", "capacity-exhausted", "lb1-zero", "lb0-twic
 SOURCE_DEFECTS = ("undefined-source", "bstart-type", "layout", "missing-source")  # operations with sources
 PAIR_DEFECTS = ("shape-mismatch", "type-mismatch")  # operations with two or more sources
 PAD_DEFECTS = ("datr-type", "datr-sat")  # operations whose B.DATR may carry a PadValue
+CMODE_DEFECTS = ("cmode-reserved",)  # operations whose B.DATR carries a comparison mode
 
 
 @dataclass(frozen=True)
@@ -443,6 +444,7 @@ class Composition:
     destination: str  # the role of the new tile (DstTile, Predicate)
     gpr_inputs: tuple  # the GPR roles B.IOR reads (ScalarGPR)
     pad: bool  # a B.DATR may carry a PadValue (the operation's B.DATR contract)
+    cmode: bool  # a B.DATR may carry a CMode (the same)
 
     @property
     def sources(self) -> tuple:
@@ -475,26 +477,20 @@ def composition(operation: str) -> Composition:
             gprs = tuple(o for o in operands if o != "zero" and not o.startswith("->"))
     if unit is None or destination is None:
         raise ValueError(f"{operation}: the spec's example block has no BSTART or no destination")
-    pad = "PadValueOrByteId" in table.get("datr_contract", {}).get("allowed_nonzero_fields", ())
-    return Composition(unit, tuple(bindings), destination, gprs, pad)
+    allowed = table.get("datr_contract", {}).get("allowed_nonzero_fields", ())
+    return Composition(unit, tuple(bindings), destination, gprs, "PadValueOrByteId" in allowed, "CMode" in allowed)
 
 
 @lru_cache(maxsize=None)
 def elementwise_operations() -> tuple:
     """The registered elementwise TEPL operations the generic builder draws: the spec catalog's
-    tile-tile and tile-scalar TEPL classes, with a type set in the registry entry, no builder of
-    their own, and no predicate tile in their composition (predicate operands are not drawn yet)."""
+    tile-tile and tile-scalar TEPL classes, with a type set in the registry entry and no builder
+    of their own."""
     table = {o["name"]: o for o in spec_data.load("tile-operations")["operations"]}
-    chosen = []
-    for name, entry in registry.OPERATIONS.items():
-        spec = table.get(name, {})
-        if (name in HAND_WRITTEN or spec.get("family") != "TEPL" or spec.get("classification") not in
-                ELEMENTWISE_CLASSES or not isinstance(getattr(entry, "types", None), frozenset)):
-            continue
-        shape = composition(name)
-        if PREDICATE not in (shape.destination, *shape.sources):
-            chosen.append(name)
-    return tuple(chosen)
+    return tuple(name for name, entry in registry.OPERATIONS.items()
+                 if name not in HAND_WRITTEN and table.get(name, {}).get("family") == "TEPL"
+                 and table[name]["classification"] in ELEMENTWISE_CLASSES
+                 and isinstance(getattr(entry, "types", None), frozenset))
 
 
 def _other_type(draw, name: str, candidates) -> str:
@@ -512,6 +508,13 @@ def _related_grid(draw, name: str, valid, pool: list, encodings_valid: bool) -> 
         else element_values(name, encodings_valid)
     flat = draw(st.lists(values, min_size=valid[0] * valid[1], max_size=valid[0] * valid[1]))
     return [flat[r * valid[1]:(r + 1) * valid[1]] for r in range(valid[0])]
+
+
+def _predicate_tile(draw, index: int, capacity: int, rows: int, cols: int, valid) -> dict:
+    """A packed predicate state tile (storage_kind predicate, U8 RowMajor) with random bits."""
+    bits = draw(st.lists(st.integers(0, 1), min_size=valid[0] * valid[1], max_size=valid[0] * valid[1]))
+    tile = _tile(index, "U8", capacity, cols, valid, [bits[r * valid[1]:(r + 1) * valid[1]] for r in range(valid[0])])
+    return {"index": index, "storage_kind": "predicate", "rows": rows, **{k: v for k, v in tile.items() if k != "index"}}
 
 
 def _changed(valid, rows: int, cols: int) -> tuple:
@@ -534,8 +537,9 @@ def _elementwise(operation: str, names):
     outside = tuple(n for n in names if n not in entry.types)
     fragile = tuple(n for n in types if dtypes.dtype(n).must_be_zero)  # types with invalid encodings
     defects = GENERIC_DEFECTS + (("unsupported-type",) if outside else ()) + (("invalid-encoding",) if fragile else ())
-    defects += (SOURCE_DEFECTS if roles else ()) + (PAIR_DEFECTS if len(roles) > 1 else ())
-    defects += PAD_DEFECTS if shape.pad else ()
+    numeric = [position for position, role in enumerate(roles) if role != PREDICATE]  # numeric sources
+    defects += (SOURCE_DEFECTS if numeric else ()) + (PAIR_DEFECTS if len(numeric) > 1 else ())
+    defects += (PAD_DEFECTS if shape.pad else ()) + (CMODE_DEFECTS if shape.cmode else ())
     # Tile bytes each tile may take so that the sources, an extra binding's tile and the
     # destination fit the reset tile capacity (a mask of four PEs takes four times TSize).
     room = RESET_CAPACITY // (len(MASKS) * (len(roles) + 2))
@@ -558,23 +562,21 @@ def _elementwise(operation: str, names):
                                 unique=True))
         tiles, pool = [], []
         for position, index in enumerate(indices[:len(roles)]):
+            if roles[position] == PREDICATE:  # the predicate of the numeric sources' shape
+                tiles.append(_predicate_tile(draw, index, capacity, rows, cols, valid))
+                continue
             tile_type, tile_valid, last = name, valid, position == len(roles) - 1
-            if last and position and defect == "type-mismatch":
+            if last and defect == "type-mismatch":
                 tile_type = _other_type(draw, name, types)
-            if last and position and defect == "shape-mismatch":
+            if last and defect == "shape-mismatch":
                 tile_valid = _changed(valid, rows, cols)
             data = _related_grid(draw, tile_type, tile_valid, pool if tile_type == name else [], encodings_valid)
             pool = pool or [v for row in data for v in row]
+            layout = "ColumnMajor" if defect == "layout" and position == numeric[0] else "RowMajor"
             tiles.append(_tile(index, tile_type, elements * dtypes.dtype(tile_type).bits // 8, cols, tile_valid,
-                               data, layout="ColumnMajor" if defect == "layout" and not position else "RowMajor",
-                               defined="none" if defect == "undefined-source" and last else "valid"))
+                               data, layout=layout, defined="none" if defect == "undefined-source" and last else "valid"))
         size_code = draw(st.integers(1, 10)) if defect == "size-code" else _size_code(capacity)
-        body = []
-        if shape.pad and (defect in PAD_DEFECTS + ("duplicate-datr",) or (name == "FP64" and draw(st.booleans()))):
-            pad = draw(st.sampled_from(PADS))
-            body.append(f"B.DATR {name}, {pad}" if defect == "datr-type" else
-                        f"B.DATR {pad}" + (", Sat=1" if defect == "datr-sat" else ""))
-            body += [body[-1]] if defect == "duplicate-datr" else []
+        body = _datr(draw, shape, name, defect)
         body += _dims(*valid, cols, defect)
         names_of = [_name(i) for i in indices[:len(roles)]]
         if defect == "missing-source":
@@ -605,6 +607,23 @@ def _elementwise(operation: str, names):
                         _bundle(f"{shape.unit} {operation}, {bstart}", body, defect), defect)
 
     return draw_elementwise()
+
+
+def _datr(draw, shape: Composition, name: str, defect: str) -> list:
+    """The B.DATR lines: a CMode where the operation compares (EQ when omitted); a PadValue where the
+    B.DATR's DataType (0, FP64, unless given) does not retype the destination, i.e. an FP64 type or a
+    predicate destination (SPEC-CHOICE 2); with a defect, a field the operation must not set."""
+    fields = []
+    if shape.cmode and (defect == "cmode-reserved" or draw(st.sampled_from((True, True, True, False)))):
+        fields.append(f"CMode={draw(st.sampled_from((6, 7)))}" if defect == "cmode-reserved"
+                      else f"CMode={draw(st.sampled_from(CMODE_NAMES))}")
+    if shape.pad and (defect in PAD_DEFECTS + ("duplicate-datr",) or (
+            (name == "FP64" or shape.destination == PREDICATE) and draw(st.booleans()))):
+        fields.append(f"PadValue={draw(st.sampled_from(PADS))}")
+    fields += {"datr-type": [f"DataType={name}"], "datr-sat": ["Sat=1"]}.get(defect, [])
+    if not fields:
+        return []
+    return [f"B.DATR {', '.join(fields)}"] * (2 if defect == "duplicate-datr" else 1)
 
 
 HAND_WRITTEN = {"TCVT": _tcvt, "TQUANT": _tquant, "TMULS": _tmuls, "TGEMV_MX_ACC": _tgemv}
