@@ -797,8 +797,8 @@ def _nan_operands(dtype, left, right):
         "makes NE false (it must be true: NaN is unequal to everything)")
 def _compare_nan_ne_false():
     def make(original):
-        def compare(dtype, cmode, left, right):
-            bits, flags = original(dtype, cmode, left, right)
+        def compare(dtype, profile, cmode, left, right):
+            bits, flags = original(dtype, profile, cmode, left, right)
             return (bits & ~_nan_operands(dtype, left, right)) if cmode == 1 else bits, flags
         return compare
     return (_elements_replaced(("TCMP", "TCMPS"), make),)
@@ -808,8 +808,8 @@ def _compare_nan_ne_false():
         "but NV is not recorded")
 def _compare_snan_no_invalid():
     def make(original):
-        def compare(dtype, cmode, left, right):
-            bits, flags = original(dtype, cmode, left, right)
+        def compare(dtype, profile, cmode, left, right):
+            bits, flags = original(dtype, profile, cmode, left, right)
             return bits, np.zeros_like(flags)
         return compare
     return (_elements_replaced(("TCMP", "TCMPS"), make),)

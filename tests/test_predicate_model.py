@@ -316,3 +316,19 @@ def test_aliasing_reads_the_old_sources():
     assert separate.run([{"call": "TSEL", "dst": 3, "src": 0, "src1": 1, "src2": 2}]).fault is None
     assert aliased.snapshot().tiles[1].words[0, :3].tolist() == separate.snapshot().tiles[3].words[0, :3].tolist() \
         == [1, 8, 3]
+
+
+@pytest.mark.parametrize("profile, expected", [("pto-v0", {"EQ": 0, "GT": 1, "GE": 1}),
+                                               ("hw-ieee", {"EQ": 1, "GT": 0, "GE": 1})])
+def test_floating_words_with_bits_above_the_element(profile, expected):
+    """SPEC-CHOICES row 27: TileProfileFloatingCompare's equality takes whole Words (pto-v0), so
+    1.0 with a bit above the element is unequal to 1.0 and, not less, greater; hw-ieee compares values."""
+    m = Machine(profile)
+    numeric(m, 0, "FP32", [[0x1_3F800000]])
+    numeric(m, 1, "FP32", [[0x3F800000]])
+    m.configure_predicate_tile(2, 128, 4, 8, valid=(1, 1))
+    got = {}
+    for cmode in expected:
+        assert m.run([{"call": "TCMP", "dst": 2, "src": 0, "src1": 1, "cmode": cmode}]).fault is None
+        got[cmode] = int(m.snapshot().tiles[2].words[0, 0])
+    assert got == expected

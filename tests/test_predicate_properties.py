@@ -30,8 +30,8 @@ PEER = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "GT": np.greater, "LE
 
 
 @SETTINGS
-@given(st.sampled_from(sorted(FLOATS)), st.sampled_from(range(6)), st.data())
-def test_floating_compare_equals_the_numpy_peer(type_name, cmode, data):
+@given(PROFILES, st.sampled_from(sorted(FLOATS)), st.sampled_from(range(6)), st.data())
+def test_floating_compare_equals_the_numpy_peer(profile, type_name, cmode, data):
     carrier, value_type = FLOATS[type_name]
     bits = dtypes.dtype(type_name).bits
     specials = {"FP64": [0x7FF0000000000000, 0x7FF8000000000000, 0x7FF0000000000001],
@@ -42,7 +42,7 @@ def test_floating_compare_equals_the_numpy_peer(type_name, cmode, data):
                      st.sampled_from([0, sign, 1, sign | 1] + specials + [s | sign for s in specials]))
     left = np.array(data.draw(st.lists(word, min_size=1, max_size=16)), dtype=np.uint64)
     right = np.array(data.draw(st.lists(word, min_size=len(left), max_size=len(left))), dtype=np.uint64)
-    got, flags = compare(dtypes.dtype(type_name), cmode, left, right)
+    got, flags = compare(dtypes.dtype(type_name), profile, cmode, left, right)
     values = [w.astype(carrier).view(value_type) for w in (left, right)]
     with np.errstate(invalid="ignore"):
         peer = PEER[CMODE_NAMES[cmode]](values[0].astype(np.float64), values[1].astype(np.float64))
@@ -60,7 +60,7 @@ def test_a_signaling_nan_operand_and_only_that_reports_invalid(type_name, data):
     carrier, value_type = FLOATS[type_name]
     left = np.array(data.draw(st.lists(st.integers(0, (1 << bits) - 1), min_size=1, max_size=16)), dtype=np.uint64)
     right = left[::-1].copy()
-    _, flags = compare(dtypes.dtype(type_name), 0, left, right)
+    _, flags = compare(dtypes.dtype(type_name), "pto-v0", 0, left, right)
     quiet = np.uint64(1 << _quiet_bit(type_name))
 
     def signaling(words):
@@ -80,7 +80,7 @@ def test_integer_compare_equals_python(type_name, cmode, data):
         low = word & ((1 << t.bits) - 1)
         return low - (1 << t.bits) if t.signed and low >> (t.bits - 1) else low
 
-    got, flags = compare(t, cmode, np.array(left, dtype=np.uint64), np.array(right, dtype=np.uint64))
+    got, flags = compare(t, "pto-v0", cmode, np.array(left, dtype=np.uint64), np.array(right, dtype=np.uint64))
     ops = {"EQ": int.__eq__, "NE": int.__ne__, "LT": int.__lt__, "GT": int.__gt__, "LE": int.__le__,
            "GE": int.__ge__}[CMODE_NAMES[cmode]]
     assert got.tolist() == [ops(value(a), value(b)) for a, b in zip(left, right)]

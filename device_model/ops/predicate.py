@@ -10,8 +10,9 @@ tile-scalar-schema.asl (the closed schemas), destination-shape.asl
 (predicate bits and PredicateTileWithPadding) and the generated dispatch (every
 source defined, then operand legality, both Fault_TileLegality). The hardware
 profile's ``comparisons`` section states what pto-v0 executes (NaN unordered:
-only NE true; +0 and -0 equal; a signaling NaN reports invalid), so one element
-function serves both profiles; selection copies raw carriers in both.
+only NE true; +0 and -0 equal; a signaling NaN reports invalid); the profiles
+differ only in floating equality of Words with bits above the element
+(SPEC-CHOICES row 27). Selection copies raw carriers in both.
 """
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ TYPES = "TileVecArithmeticDataTypeSupported"
 # ----------------------------------------------------------------------------
 # Elements
 
-def compare(dtype, cmode: int, left, right):
+def compare(dtype, profile: str, cmode: int, left, right):
     """TileCompareElement over arrays: (bits as bool array, NumericStatus bits as uint8 array).
     ``left``/``right`` are the Words read (a scalar is its raw element)."""
     left, right = np.broadcast_arrays(np.asarray(left, dtype=U64), np.asarray(right, dtype=U64))
@@ -57,7 +58,12 @@ def compare(dtype, cmode: int, left, right):
     lc, rc = classify(left, dtype), classify(right, dtype)
     nan = (lc >= _C.QUIET_NAN) | (rc >= _C.QUIET_NAN)
     zero = ((lc == _C.POSITIVE_ZERO) | (lc == _C.NEGATIVE_ZERO)) & ((rc == _C.POSITIVE_ZERO) | (rc == _C.NEGATIVE_ZERO))
-    equal = zero | (left == right)  # whole Words, as TileProfileFloatingCompare compares them
+    # SPEC-CHOICE (row 27): TileProfileFloatingCompare decides equality on the whole 64-bit
+    # Words, so bits above the element make equal elements unequal; pto-v0 follows it,
+    # hw-ieee compares the values (the element bits).
+    same = left == right if profile == "pto-v0" or dtype.bits == 64 else \
+        (left & U64(dtype.mask)) == (right & U64(dtype.mask))
+    equal = zero | same
     less = ~zero & (order_key(left, dtype) < order_key(right, dtype))
     bits = np.where(nan, cmode == CMODE_NAMES.index("NE"), _relation(cmode, less, equal))
     flags[(lc == _C.SIGNALING_NAN) | (rc == _C.SIGNALING_NAN)] = FLAG_NV
@@ -162,7 +168,7 @@ class PredicateOperation:
         if not all(source_contents_defined(tiles[s], limit) for s in sources):
             raise tile_legality(f"{self.NAME}: a source is not a legal, fully defined tile")
         self.operands_check(tiles, dst, sources, scalar, limit)
-        return self.execute(tiles, dst, sources, scalar, cmode, pad)
+        return self.execute(tiles, dst, sources, scalar, cmode, pad, profile)
 
 
 class _Compare(PredicateOperation):
@@ -195,9 +201,9 @@ class _Compare(PredicateOperation):
     def compared(self, tiles, sources, scalar: int):
         raise NotImplementedError
 
-    def execute(self, tiles, dst, sources, scalar, cmode, pad) -> Publication:
+    def execute(self, tiles, dst, sources, scalar, cmode, pad, profile) -> Publication:
         dtype = tiles[sources[0]].dtype
-        bits, flags = self.element(dtype, cmode, *self.compared(tiles, sources, scalar))
+        bits, flags = self.element(dtype, profile, cmode, *self.compared(tiles, sources, scalar))
         tile = predicate_result(tiles[dst], bits, pad)
         return Publication({dst: tile}, int(np.bitwise_or.reduce(flags.ravel(), initial=0)))
 
@@ -269,7 +275,7 @@ class _Select(PredicateOperation):
     def destination_shape(self, state: MachineState, block):
         return block.shape()
 
-    def execute(self, tiles, dst, sources, scalar, cmode, pad) -> Publication:
+    def execute(self, tiles, dst, sources, scalar, cmode, pad, profile) -> Publication:
         mask, true_tile = tiles[sources[0]], tiles[sources[1]]
         false_words = self.false_words(tiles, sources, scalar, true_tile.dtype)
         words = self.element(mask.valid_words(), true_tile.valid_words(), false_words)
