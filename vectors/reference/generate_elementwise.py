@@ -837,17 +837,8 @@ def x_file(op: str) -> dict:
 PROVENANCE = vector_files.spec_provenance("vectors/reference/elementwise.py", COMMAND)
 
 
-def spec_file(op: str, test_id: str) -> dict:
-    return vector_files.spec_file(op, test_id, PROVENANCE, spec_cases(op, test_id))
-
-
 def all_files() -> dict:
-    files = {}
-    for op in ref.OPERATIONS:
-        for test_id in UNITS[op]["tests"]:
-            files[f"{test_id}.yaml"] = spec_file(op, test_id)
-        files[f"PTO-AVS-X-{op}-REF-001.yaml"] = x_file(op)
-    return files
+    return vector_files.all_files(ref.OPERATIONS, spec_cases, x_file, PROVENANCE)
 
 
 def render(doc: dict) -> str:

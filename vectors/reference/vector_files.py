@@ -85,6 +85,17 @@ def spec_file(op: str, test_id: str, provenance: str, cases: list) -> dict:
     return doc
 
 
+def all_files(operations, spec_cases: Callable[[str, str], list], x_file: Callable[[str], dict],
+              provenance: str) -> dict:
+    """File name -> document: each operation's spec-ID files, then its PTO-AVS-X-<OP>-REF-001."""
+    files = {}
+    for op in operations:
+        for test_id in UNITS[op]["tests"]:
+            files[f"{test_id}.yaml"] = spec_file(op, test_id, provenance, spec_cases(op, test_id))
+        files[f"PTO-AVS-X-{op}-REF-001.yaml"] = x_file(op)
+    return files
+
+
 def render(doc: dict, generator: str) -> str:
     """A file's text: the header naming ``generator`` (a file under vectors/reference/), then the YAML."""
     return (f"# Vectors for {doc['id']} (pto-avs-vector/1), written by vectors/reference/{generator}.\n"
