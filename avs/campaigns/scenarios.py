@@ -424,7 +424,7 @@ ELEMENTWISE_CLASSES = ("elementwise-tile-tile", "tile-scalar-and-immediate")  # 
 PREDICATE = "Predicate"  # the role name of a packed predicate tile in a composition
 TILE_POOL = (0, 1, 2, 3, 5, 17, 33, 63)  # source tile indices (hands T, U, N)
 GPR_POOL = (5, 1, 9, 23)  # B.IOR selectors (R1..R23; R0 reads zero)
-MASKS = "1111"
+PE_MASK = "1111"  # every binding and tile: all four PEs
 GENERIC_DEFECTS = ("lb0-off-by-one", "capacity-exhausted", "lb1-zero", "lb0-twice", "no-bstop", "no-last",
                    "size-code", "extra-binding", "surplus-ior", "duplicate-datr")
 SOURCE_DEFECTS = ("undefined-source", "bstart-type", "layout", "missing-source")  # operations with sources
@@ -467,7 +467,7 @@ def composition(operation: str) -> Composition:
         if mnemonic.startswith("BSTART."):
             unit = mnemonic
         elif mnemonic == "B.IOT":
-            roles = [o for o in operands[:next(i for i, o in enumerate(operands) if o.startswith("mask="))]]
+            roles = operands[:next(i for i, o in enumerate(operands) if o.startswith("mask="))]
             target = next((re.fullmatch(r"->(\w+)<TSize>", o) for o in operands if o.startswith("->")), None)
             if destination is not None or (target is not None) != ("<last>" in operands):
                 raise ValueError(f"{operation}: the destination B.IOT is not the one that ends the stream")
@@ -513,8 +513,8 @@ def _related_grid(draw, name: str, valid, pool: list, encodings_valid: bool) -> 
 def _predicate_tile(draw, index: int, capacity: int, rows: int, cols: int, valid) -> dict:
     """A packed predicate state tile (storage_kind predicate, U8 RowMajor) with random bits."""
     bits = draw(st.lists(st.integers(0, 1), min_size=valid[0] * valid[1], max_size=valid[0] * valid[1]))
-    tile = _tile(index, "U8", capacity, cols, valid, [bits[r * valid[1]:(r + 1) * valid[1]] for r in range(valid[0])])
-    return {"index": index, "storage_kind": "predicate", "rows": rows, **{k: v for k, v in tile.items() if k != "index"}}
+    data = [bits[r * valid[1]:(r + 1) * valid[1]] for r in range(valid[0])]
+    return {"storage_kind": "predicate", "rows": rows, **_tile(index, "U8", capacity, cols, valid, data)}
 
 
 def _changed(valid, rows: int, cols: int) -> tuple:
@@ -542,7 +542,7 @@ def _elementwise(operation: str, names):
     defects += (PAD_DEFECTS if shape.pad else ()) + (CMODE_DEFECTS if shape.cmode else ())
     # Tile bytes each tile may take so that the sources, an extra binding's tile and the
     # destination fit the reset tile capacity (a mask of four PEs takes four times TSize).
-    room = RESET_CAPACITY // (len(MASKS) * (len(roles) + 2))
+    room = RESET_CAPACITY // (PE_MASK.count("1") * (len(roles) + 2))
 
     @st.composite
     def draw_elementwise(draw):
@@ -573,8 +573,9 @@ def _elementwise(operation: str, names):
             data = _related_grid(draw, tile_type, tile_valid, pool if tile_type == name else [], encodings_valid)
             pool = pool or [v for row in data for v in row]
             layout = "ColumnMajor" if defect == "layout" and position == numeric[0] else "RowMajor"
+            defined = "none" if defect == "undefined-source" and last else "valid"
             tiles.append(_tile(index, tile_type, elements * dtypes.dtype(tile_type).bits // 8, cols, tile_valid,
-                               data, layout=layout, defined="none" if defect == "undefined-source" and last else "valid"))
+                               data, layout=layout, defined=defined))
         size_code = draw(st.integers(1, 10)) if defect == "size-code" else _size_code(capacity)
         body = _datr(draw, shape, name, defect)
         body += _dims(*valid, cols, defect)
@@ -584,16 +585,16 @@ def _elementwise(operation: str, names):
         if defect == "extra-binding":
             extra = indices[len(roles)]
             tiles.append(_tile(extra, name, capacity, cols, valid, grids(draw, name, *valid)))
-            body.append(f"B.IOT {_name(extra)}, mask={MASKS}")
+            body.append(f"B.IOT {_name(extra)}, mask={PE_MASK}")
         position = 0
         for number, binding in enumerate(shape.bindings):
             operands = [n for n in names_of[position:position + len(binding)] if n is not None]
             position += len(binding)
             if number < len(shape.bindings) - 1:
-                body += [f"B.IOT {', '.join(operands)}, mask={MASKS}"] if operands else []
+                body += [f"B.IOT {', '.join(operands)}, mask={PE_MASK}"] if operands else []
                 continue
             ending = ("" if defect == "no-last" else ", <last>") + f", ->T<{size_code}>"
-            body.append(f"B.IOT {', '.join(operands + [f'mask={MASKS}'])}{ending}")
+            body.append(f"B.IOT {', '.join(operands + [f'mask={PE_MASK}'])}{ending}")
         gprs = {}
         inputs = len(shape.gpr_inputs) + (defect == "surplus-ior")
         if inputs and (defect == "surplus-ior" or draw(st.sampled_from((True, True, True, False)))):
