@@ -11,8 +11,8 @@ tile-scalar-schema.asl (the closed schemas), destination-shape.asl
 source defined, then operand legality, both Fault_TileLegality). The hardware
 profile's ``comparisons`` section states what pto-v0 executes (NaN unordered:
 only NE true; +0 and -0 equal; a signaling NaN reports invalid); the profiles
-differ only in floating equality of Words with bits above the element
-(SPEC-CHOICES row 27). Selection copies raw carriers in both.
+differ only in floating equality of Words with bits above the element (see
+``compare``). Selection copies raw carriers in both.
 """
 from __future__ import annotations
 
