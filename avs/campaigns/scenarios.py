@@ -613,7 +613,8 @@ def _elementwise(operation: str, names):
 def _datr(draw, shape: Composition, name: str, defect: str) -> list:
     """The B.DATR lines: a CMode where the operation compares (EQ when omitted); a PadValue where the
     B.DATR's DataType (0, FP64, unless given) does not retype the destination, i.e. an FP64 type or a
-    predicate destination (row 2 of vectors/SPEC-CHOICES.md); with a defect, a field the operation must not set."""
+    predicate destination (choice 2 of the index in vectors/); with a defect, a field the operation
+    must not set."""
     fields = []
     if shape.cmode and (defect == "cmode-reserved" or draw(st.sampled_from((True, True, True, False)))):
         fields.append(f"CMode={draw(st.sampled_from((6, 7)))}" if defect == "cmode-reserved"
