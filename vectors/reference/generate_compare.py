@@ -377,17 +377,22 @@ def spec_types(op, test_id):
                                     None if scalar is not None else [row[::-1]], scalar, source="spec-test",
                                     reference=reference)
         else:
-            count = {"TCMP": 2, "TCMPS": 1, "TSEL": 2, "TSELS": 1}[op]
-            tiles = [tile(i, t, 128, 2, (1, 2), [[0, 0]]) for i in range(1, count + 1)]
-            if not is_compare(op):
-                tiles.insert(0, predicate_tile(0, rows_of(t, 128, 2), 2, (1, 2), [[1, 0]]))
-            program = bundle(op, t, (1, 2), 2, 1, tiles=[x["index"] for x in tiles])
-            handler = "TileCompareDataTypeSupported" if is_compare(op) else "TileSelectDataTypeSupported"
-            cases.append(fault_case(f"{t.lower()}-rejected", f"""{t} is outside {op}'s type set: the closed {op}
-                schema ({handler} of the BSTART type) raises Fault_TileLegality before allocation; nothing is
-                published.""", tiles, program, source="spec-test", gprs={GPR: 0} if is_scalar(op) else None,
-                                    reference=spec_ref(test_id, f"!InstructionContractDataTypeLegal_{op}({t})")))
+            cases.append(illegal_type_case(op, t, "spec-test",
+                                           spec_ref(test_id, f"!InstructionContractDataTypeLegal_{op}({t})")))
     return cases
+
+
+def illegal_type_case(op, t, source, reference) -> dict:
+    """A block of ``op`` on type ``t`` outside its set: the closed schema rejects it."""
+    count = {"TCMP": 2, "TCMPS": 1, "TSEL": 2, "TSELS": 1}[op]
+    tiles = [tile(i, t, 128, 2, (1, 2), [[0, 0]]) for i in range(1, count + 1)]
+    if not is_compare(op):
+        tiles.insert(0, predicate_tile(0, rows_of(t, 128, 2), 2, (1, 2), [[1, 0]]))
+    program = bundle(op, t, (1, 2), 2, 1, tiles=[x["index"] for x in tiles])
+    handler = "TileCompareDataTypeSupported" if is_compare(op) else "TileSelectDataTypeSupported"
+    return fault_case(f"{t.lower()}-rejected", f"""{t} is outside {op}'s type set: the closed {op} schema
+        ({handler} of the BSTART type) raises Fault_TileLegality before allocation; nothing is published.""", tiles,
+                      program, source=source, gprs={GPR: 0} if is_scalar(op) else None, reference=reference)
 
 
 def spec_tcmp_bundle(test_id):
@@ -912,6 +917,9 @@ def x_tcmps() -> list:
                 cases += run_compare(f"{low}-{m}-snan-source", f"""{t} {mode}: a source tile of signaling NaNs
                     only against the scalar 1.0: every bit {int(mode == 'NE')}, NV.""", "TCMPS", t, [nans], None, one,
                                      mode=mode, pad="Zero")
+    cases += [illegal_type_case("TCMPS", t, "hand", "asl/tile/tile-scalar-and-immediate/logical/TCMPS.asl "
+                                "InstructionContractDataTypeLegal_TCMPS; " + LEGALITY)
+              for t in ref.ALL_TYPES if t not in ref.LEGAL_TYPES]
     cases += scalar_normalisation_cases() + geometry_cases("TCMPS") + carrier_cases("TCMPS")
     cases += compare_fault_cases("TCMPS")
     return cases
@@ -1102,6 +1110,10 @@ def x_tsel(op: str) -> list:
                 {'true source' if bit else ('false source' if op == 'TSEL' else 'scalar')} (polarity).""", op, t,
                                 [[bit] * n], true, false if op == "TSEL" else None,
                                 values[1] if op == "TSELS" else None)
+    if op == "TSELS":
+        cases += [illegal_type_case(op, t, "hand", "asl/tile/tile-scalar-and-immediate/logical/TSELS.asl "
+                                    "InstructionContractDataTypeLegal_TSELS; " + LEGALITY)
+                  for t in ref.ALL_TYPES if t not in ref.LEGAL_TYPES]
     cases += select_special_cases(op) + select_geometry_cases(op) + select_fault_cases(op)
     return cases
 
