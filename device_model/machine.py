@@ -161,11 +161,7 @@ class Machine:
         valid_rows, valid_cols = (int(v) for v in valid)
         limit = self._state.tile_capacity
         where = f"configure_tile({index})"
-        if mask == 0:
-            raise ValueError(f"{where}: the allocation mask must be nonzero")
-        if not capacity_legal(capacity, limit):
-            raise ValueError(f"{where}: capacity {capacity} must be a multiple of 128 from 128 to 65536 "
-                             f"and at most the tile capacity {limit}")
+        _check_allocation(where, mask, capacity, limit)
         if is_cube(layout):
             if location != "Matrix":
                 raise ValueError(f"{where}: a {layout} tile has location Matrix")
@@ -202,11 +198,7 @@ class Machine:
         valid_rows, valid_cols = (int(v) for v in valid)
         limit = self._state.tile_capacity
         where = f"configure_predicate_tile({index})"
-        if mask == 0:
-            raise ValueError(f"{where}: the allocation mask must be nonzero")
-        if not capacity_legal(capacity, limit):
-            raise ValueError(f"{where}: capacity {capacity} must be a multiple of 128 from 128 to 65536 "
-                             f"and at most the tile capacity {limit}")
+        _check_allocation(where, mask, capacity, limit)
         if not (0 < rows and 0 < cols and rows * cols <= MAX_PREDICATE_ELEMENTS):
             raise ValueError(f"{where}: {rows}x{cols} is not 1 to {MAX_PREDICATE_ELEMENTS} predicate elements")
         if predicate_storage_bytes(rows, cols) > capacity:
@@ -305,6 +297,15 @@ def _words_array(words, what: str) -> np.ndarray:
         return array.astype(np.int64).astype(np.uint64)
     return np.vectorize(lambda v: _word(v, what), otypes=[np.uint64])(array) if array.size else \
         array.astype(np.uint64)
+
+
+def _check_allocation(where: str, mask: int, capacity: int, limit: int) -> None:
+    """What every configure_* call needs: a nonzero allocation mask and a legal capacity."""
+    if mask == 0:
+        raise ValueError(f"{where}: the allocation mask must be nonzero")
+    if not capacity_legal(capacity, limit):
+        raise ValueError(f"{where}: capacity {capacity} must be a multiple of 128 from 128 to 65536 "
+                         f"and at most the tile capacity {limit}")
 
 
 def _tile_index(value) -> int:
