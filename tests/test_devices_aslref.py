@@ -41,29 +41,16 @@ KNOWN_DISAGREEMENTS: dict[str, str] = {
         "SPEC-CHOICE 3: B.DATR DataType 31 (DTYPE_NONE) reaches TileDataTypeFromEncoding(31), whose assertion "
         "fails (asl/arch/data-types/tile-data-types.asl:48), so the spec has no answer; the vector expects the "
         "project's choice, Fault_TileLegality.",
+    **{f"PTO-AVS-X-{op}-REF-001::u16-divisor-upper-bits-only":
+       "SPEC-CHOICE 25: a divisor Word with zero element bits and nonzero upper bits passes TilePayloadNonzero "
+       "(whole Words), then TileIntegerDivRemValue asserts a nonzero divisor (asl/tile/model/execution/"
+       "elementwise.asl:254), so the spec has no answer; the vector expects the project's choice, "
+       "Fault_TileLegality." for op in ("TDIV", "TREM")},
+    **{f"PTO-AVS-X-{op}-REF-001::predicate-destination-over-16384-elements":
+       "SPEC-CHOICE 30: a predicate destination of 32768 elements is allocated, then TilePredicateLogicalIndex "
+       "(range 0..16383) stops the ASL with a type error (asl/tile/model/definedness/elements.asl:263); the "
+       "vector expects the project's choice, Fault_TileAllocation." for op in ("TCMP", "TCMPS")},
 }
-
-# Operations whose shipped cases the committed recording does not answer yet: the elementwise
-# operations added this round were run live on the spec before they landed, but recording their
-# 3,190 pto-v0 cases takes the interpreter about two hours (0.44 cases/s); refresh with
-# `pto-avs spec-check --record vectors/recordings/aslref-pto-v0.json.gz --update`. Every other
-# operation's shipped cases must have an answer, and an operation listed here whose cases all have
-# one fails the test, so the list only shrinks.
-AWAITING_RECORDING = frozenset({
-    "TABS", "TADD", "TADDS", "TAND", "TANDS", "TCMP", "TCMPS", "TDIV", "TDIVS", "TEXP", "TEXPANDS", "TFMA",
-    "TLOG", "TMAX", "TMAXS", "TMIN", "TMINS", "TMUL", "TNEG", "TNOT", "TOR", "TORS", "TRECIP", "TRELU", "TREM",
-    "TREMS", "TRSQRT", "TSEL", "TSELS", "TSHL", "TSHLS", "TSHR", "TSHRS", "TSQRT", "TSUB", "TSUBS", "TXOR",
-    "TXORS"})
-
-# Vector files regenerated after the last recording (whole-Word post-processing expectations): every
-# element of PP-MODES-001 was checked on the spec's TileProfileMatrixPostProcessWithFlags under aslref
-# (5691/5691 agree); their bundle runs await the same refresh as AWAITING_RECORDING.
-AWAITING_FILES = frozenset({"PTO-AVS-X-TGEMV-MX-ACC-PP-FLAGS-001", "PTO-AVS-X-TGEMV-MX-ACC-PP-MODES-001"})
-
-
-def _awaiting(case) -> bool:
-    return case.operation in AWAITING_RECORDING or case.vector_id in AWAITING_FILES
-
 
 def spec_test_case(name: str = "spec-words") -> Case:
     """tests/asl/tile/elementwise-tile-tile/format-conversion/TCVT/tile-exec-tcvt-bundle-001.asl as a case:
@@ -297,12 +284,8 @@ def test_recording_answers_every_shipped_pto_v0_case_as_its_vector_expects(shipp
     device = open_device(f"replay:{RECORDING}")
     assert device.capabilities.profile == "pto-v0" and "encoding" not in device.capabilities.aspects
     missing, disagreeing, agreeing_again = [], [], []
-    unanswered = {operation: 0 for operation in AWAITING_RECORDING}
     for case in shipped:
         reason = device.supports(case)
-        if reason is not None and _awaiting(case):
-            unanswered[case.operation] = unanswered.get(case.operation, 0) + 1
-            continue
         if reason is not None:
             missing.append(f"{case.id}: {reason}")
             continue
@@ -317,8 +300,6 @@ def test_recording_answers_every_shipped_pto_v0_case_as_its_vector_expects(shipp
     assert not disagreeing, f"{len(disagreeing)} case(s) where the spec disagrees with the vector:\n" + \
         "\n".join(disagreeing[:20])
     assert not agreeing_again, f"listed as known disagreements but the spec agrees: {agreeing_again}"
-    recorded = sorted(op for op, count in unanswered.items() if count == 0 and op in AWAITING_RECORDING)
-    assert not recorded, f"every shipped case of {recorded} has a recorded answer: drop them from AWAITING_RECORDING"
 
 
 def test_recording_holds_only_the_spec_device():
@@ -334,8 +315,7 @@ def test_spec_check_on_the_recording_prints_agreement_per_operation(capsys, ship
     table = lines[header + 1:next(i for i, line in enumerate(lines) if line.startswith("all "))]
     rows = {line.split()[0]: [int(v) for v in line.split()[1:]] for line in table}
     assert set(rows) == {case.operation for case in shipped}
-    answered = [case for case in shipped if not _awaiting(case)]
-    assert sum(row[0] for row in rows.values()) == len(answered) - len(KNOWN_DISAGREEMENTS)  # the pass column
+    assert sum(row[0] for row in rows.values()) == len(shipped) - len(KNOWN_DISAGREEMENTS)  # the pass column
     assert status == (1 if KNOWN_DISAGREEMENTS else 0)
 
 
