@@ -207,6 +207,25 @@ def new_predicate_tile(capacity: int, rows: int, cols: int, valid_rows: int, val
                 np.zeros(size, dtype=np.uint64), np.zeros(size, dtype=bool), PREDICATE)
 
 
+def carrier_view(tile: Tile) -> Tile:
+    """A predicate tile as the ASL's numeric element reads see it (TileReadLogicalElement):
+    U8 element i is payload Word i, which holds packed byte i for i < ceil(n/8). The model
+    keeps no payload Words past the packed bytes: they read as 0, their value after reset."""
+    slots = np.zeros(tile.rows * tile.cols, dtype=np.uint64)
+    packed = tile.packed_bytes()
+    slots[:packed.size] = packed
+    return replace(tile, payload=slots, storage_kind=NUMERIC)
+
+
+def predicate_from_carriers(tile: Tile) -> Tile:
+    """The predicate tile whose packed bytes are the low bytes of ``tile``'s first payload
+    Words (carrier_view's inverse; Words past the packed bytes are dropped)."""
+    count = tile.rows * tile.cols
+    low = (tile.payload[:predicate_storage_bytes(tile.rows, tile.cols)] & np.uint64(0xFF)).astype(np.uint8)
+    bits = np.unpackbits(low, bitorder="little")[:count]
+    return replace(tile, payload=bits.astype(np.uint64), storage_kind=PREDICATE)
+
+
 def new_cube_tile(dtype, layout: str, capacity: int, valid_rows: int, valid_cols: int,
                   mask: int) -> Tile:
     geometry = cube_geometry(layout, dtype, valid_rows, valid_cols)

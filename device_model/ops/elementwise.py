@@ -23,7 +23,8 @@ import numpy as np
 
 from ..faults import tile_legality
 from ..numeric.elementwise_arith import integer_divisor_zero
-from ..state import MachineState, descriptor_legal, source_contents_defined, source_encodings_valid
+from ..state import (MachineState, carrier_view, descriptor_legal, predicate_from_carriers, source_contents_defined,
+                     source_encodings_valid)
 from . import tepl
 from .common import Publication, encoding_valid, raw_element, result_tile
 from .registry import REQUIRED
@@ -109,14 +110,28 @@ class Elementwise:
         if not all(source_contents_defined(tiles[s], limit) for s in sources):
             raise tile_legality(f"{self.NAME}: a source is not a legal, fully defined tile")
         self.operands_check(tiles, dst, sources, scalar, limit)
+        if tiles[dst].predicate:
+            # The operand rules admit predicate tiles only all together (TileShapeAndTypeMatch
+            # compares storage kinds; a predicate tile is U8), which a direct call can give.
+            # The ASL then reads and writes each predicate tile's payload Words as U8 elements,
+            # packed bytes first: the model does the same on carrier views.
+            view = list(tiles)
+            for index in {dst, *sources}:
+                view[index] = carrier_view(tiles[index])
+            tile, status = self.elements(view, dst, sources, scalar, pad, profile)
+            return Publication({dst: predicate_from_carriers(tile)}, status)
+        tile, status = self.elements(tiles, dst, sources, scalar, pad, profile)
+        return Publication({dst: tile}, status)
+
+    def elements(self, tiles, dst: int, sources, scalar: int, pad: str, profile: str):
+        """The destination tile and NumericStatus of the element function over the valid region."""
         dtype = tiles[dst].dtype
         operands = [tiles[s].valid_words() for s in sources]
         if self.GPR_INPUTS:
             operands.append(np.uint64(raw_element(scalar, dtype)))
         words, flags = self.element(dtype, profile, *operands)
         words = np.broadcast_to(np.asarray(words, dtype=np.uint64), tiles[dst].valid_index.shape)
-        tile = result_tile(tiles[dst], words, pad)
-        return Publication({dst: tile}, self.status(flags, profile))
+        return result_tile(tiles[dst], words, pad), self.status(flags, profile)
 
     def status(self, flags, profile: str) -> int:
         """The NumericStatus bits the operation records."""
