@@ -10,14 +10,14 @@ written). These are model invariants stated by the spec (digest §4 "atomic
 publish", "source persists", "aliasing ... snapshot").
 """
 import numpy as np
-from hypothesis import HealthCheck, assume, event, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from pto_avs.device_model import dtypes
 from pto_avs.device_model.encoding.names import LAYOUT_TRANSFORMS
 from pto_avs.device_model.machine import Machine
 from pto_avs.device_model.ops import postprocess as pp
+from model_support import check_direct_step, check_run
 
-FAULTS = {"Fault_IllegalInstruction", "Fault_BundleControl", "Fault_TileLegality", "Fault_TileAllocation"}
 PROFILES = st.sampled_from(["pto-v0", "hw-ieee"])
 SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -52,23 +52,6 @@ def install(m, index, tile):
     if not tile["all_defined"]:
         defined[-1, -1] = False
     m.write_tile(index, tile["words"], defined)
-
-
-def check(m, before, result, new_tiles_allowed=3):
-    assert result.fault is None or result.fault in FAULTS
-    event(result.fault or ("stopped" if result.stopped else "completed"))
-    after = m.snapshot()
-    if result.fault is not None or result.stopped:
-        assert after.same_as(before), after.differences(before)
-        return
-    assert after.flags & before.flags == before.flags  # sticky
-    for index, view in before.tiles.items():  # sources and bystanders never change
-        assert index in after.tiles
-        mine = after.tiles[index]
-        assert np.array_equal(mine.words, view.words) and np.array_equal(mine.defined, view.defined)
-        assert (mine.dtype, mine.layout, mine.valid, mine.capacity) == (view.dtype, view.layout, view.valid,
-                                                                        view.capacity)
-    assert len(set(after.tiles) - set(before.tiles)) <= new_tiles_allowed  # 0 for a zero-mask no-op
 
 
 def size_code(capacity):
@@ -122,7 +105,7 @@ def test_tcvt_bundles(profile, tile, data):
     program = ([f"BSTART.VEC TCVT, {src.name}"] + datr + data.draw(dims(tile)) + extra
                + [data.draw(binding(tile, capacity_for)), "BSTOP"])
     before = m.snapshot()
-    check(m, before, m.run(program))
+    check_run(m, before, m.run(program), new_tiles_allowed=3)
 
 
 @SETTINGS
@@ -145,7 +128,7 @@ def test_tquant_bundles(profile, tile, data):
     program = (["BSTART.SFU TQUANT, FP32"] + datr + data.draw(dims(tile)) + ior
                + [data.draw(binding(tile, max(128, rows * tile["cols"]))), "BSTOP"])
     before = m.snapshot()
-    check(m, before, m.run(program))
+    check_run(m, before, m.run(program), new_tiles_allowed=3)
 
 
 @SETTINGS
@@ -164,7 +147,7 @@ def test_tmuls_bundles(profile, tile, data):
     program = ([f"BSTART.VEC TMULS, {bstart}"] + datr + data.draw(dims(tile))
                + [data.draw(binding(tile, max(128, rows * tile["cols"] * src.bits // 8)))] + ior + ["BSTOP"])
     before = m.snapshot()
-    check(m, before, m.run(program))
+    check_run(m, before, m.run(program), new_tiles_allowed=3)
 
 
 MX = ["FP16", "BF16", "E4M3", "E5M2", "E2M1X2", "E1M2X2"]
@@ -219,7 +202,7 @@ def test_tgemv_bundles(profile, atype, btype, k, n, data):
                + ([f"B.IOR {', '.join(scalars)}"] if scalars else [])
                + binds + [f"B.IOT {tail}mask=1111, <last>, ->{hand}<{size}>", "BSTOP"])
     before = m.snapshot()
-    check(m, before, m.run(program), new_tiles_allowed=1)
+    check_run(m, before, m.run(program), new_tiles_allowed=1)
 
 
 @SETTINGS
@@ -281,14 +264,4 @@ def test_direct_calls_never_raise(profile, calls):
             kept.setdefault(required, 1)
         program.append(kept)
     for item in program:
-        before = m.snapshot()
-        result = m.run([item])
-        assert result.fault is None or result.fault in FAULTS
-        event(result.fault or "completed")
-        after = m.snapshot()
-        if result.fault is not None:
-            assert after.same_as(before), after.differences(before)
-            continue
-        changed = {line.split()[1] for line in after.differences(before) if line.startswith("tile ")}
-        assert changed <= {str(item["dst"])}  # only the destination is written
-        assert set(after.tiles) == set(before.tiles)
+        check_direct_step(m, item)

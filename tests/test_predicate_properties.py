@@ -11,14 +11,14 @@
 """
 import ml_dtypes
 import numpy as np
-from hypothesis import HealthCheck, event, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pto_avs.device_model import dtypes
 from pto_avs.device_model.encoding.names import CMODE_NAMES
 from pto_avs.device_model.machine import Machine
 from pto_avs.device_model.ops.predicate import compare
+from model_support import check_direct_step, check_run
 
-FAULTS = {"Fault_IllegalInstruction", "Fault_BundleControl", "Fault_TileLegality", "Fault_TileAllocation"}
 PROFILES = st.sampled_from(["pto-v0", "hw-ieee"])
 SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -121,22 +121,6 @@ def machine_with_tiles(draw, profile):
     return m, type_name, valid, cols
 
 
-def check(m, before, result):
-    assert result.fault is None or result.fault in FAULTS
-    event(result.fault or ("stopped" if result.stopped else "completed"))
-    after = m.snapshot()
-    if result.fault is not None or result.stopped:
-        assert after.same_as(before), after.differences(before)
-        return
-    assert after.flags & before.flags == before.flags
-    for index, view in before.tiles.items():
-        mine = after.tiles[index]
-        assert np.array_equal(mine.words, view.words) and np.array_equal(mine.defined, view.defined)
-        assert (mine.storage_kind, mine.dtype, mine.valid, mine.capacity) == (
-            view.storage_kind, view.dtype, view.valid, view.capacity)
-    assert len(set(after.tiles) - set(before.tiles)) <= 1
-
-
 @SETTINGS
 @given(PROFILES, st.data())
 def test_random_bundles(profile, data):
@@ -162,7 +146,7 @@ def test_random_bundles(profile, data):
         dims.append(f"B.DIM LB2={data.draw(st.sampled_from([cols, cols, cols * 2]))}")
     program = [f"BSTART.TEPL {name}, {bstart}"] + datr + dims + bindings + ior + ["BSTOP"]
     before = m.snapshot()
-    check(m, before, m.run(program))
+    check_run(m, before, m.run(program), new_tiles_allowed=1)
 
 
 @SETTINGS
@@ -181,13 +165,4 @@ def test_direct_calls_never_raise(profile, data, calls):
         for required in ("src", "src1", "src2"):
             if required in keys[call["call"]]:
                 item.setdefault(required, 0)
-        before = m.snapshot()
-        result = m.run([item])
-        assert result.fault is None or result.fault in FAULTS
-        event(result.fault or "completed")
-        after = m.snapshot()
-        if result.fault is not None:
-            assert after.same_as(before), after.differences(before)
-            continue
-        changed = {line.split()[1] for line in after.differences(before) if line.startswith("tile ")}
-        assert changed <= {str(item["dst"])}
+        check_direct_step(m, item)
