@@ -44,7 +44,8 @@ TYPE_SETS = {
         "FP64", "FP32", "TF32", "HF32", "FP16", "BF16", "E4M3", "E5M2"}),
 }
 
-_ARGUMENT_KEYS = {"source0": "src", "source1": "src1", "source2": "src2", "scalar0": "scalar"}
+# The spec operand field -> the direct-call argument that gives it.
+ARGUMENT_KEYS = {"source0": "src", "source1": "src1", "source2": "src2", "scalar0": "scalar", "comparison": "cmode"}
 
 
 class Elementwise:
@@ -68,7 +69,7 @@ class Elementwise:
         self.GPR_INPUTS = sum(a.startswith("scalar") for a in self.ARGUMENTS)
         self.DIRECT_ARGUMENTS = {"dst": REQUIRED, "pad": "Null"}
         for argument in self.ARGUMENTS[1:]:
-            self.DIRECT_ARGUMENTS[_ARGUMENT_KEYS[argument]] = 0 if argument == "scalar0" else REQUIRED
+            self.DIRECT_ARGUMENTS[ARGUMENT_KEYS[argument]] = 0 if argument == "scalar0" else REQUIRED
 
     # --- the TEPL flow's hooks ---------------------------------------------
     def commit_bundle(self, state: MachineState, block, profile: str) -> Publication:
@@ -96,7 +97,7 @@ class Elementwise:
 
     # --- direct calls -----------------------------------------------------
     def direct(self, state: MachineState, call: dict, profile: str) -> Publication:
-        sources = [call[_ARGUMENT_KEYS[a]] for a in self.sources]
+        sources = [call[ARGUMENT_KEYS[a]] for a in self.sources]
         return self.run(state.tiles, call["dst"], sources, call.get("scalar", 0), call["pad"], profile,
                         state.tile_capacity)
 

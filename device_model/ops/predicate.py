@@ -27,7 +27,7 @@ from ..state import (MAX_PREDICATE_ELEMENTS, MachineState, allocation_bytes, cap
                      predicate_values_legal, source_contents_defined, source_encodings_valid)
 from . import tepl
 from .common import Publication, encoding_valid, raw_element, result_tile
-from .elementwise import TYPE_SETS, scalar_source_legal, shape_and_type_match
+from .elementwise import ARGUMENT_KEYS, TYPE_SETS, scalar_source_legal, shape_and_type_match
 from .minmax import order_key
 from .registry import REQUIRED
 
@@ -82,13 +82,6 @@ def select(bits, true_words, false_words):
     return np.where(np.asarray(bits, dtype=bool), np.asarray(true_words, dtype=U64), np.asarray(false_words, dtype=U64))
 
 
-def predicate_result(destination, bits, pad: str):
-    """``destination`` with the valid region's bits written and defined and the padding
-    as PredicateTileWithPadding writes it: Max pads 1, Zero/Min/Null pad 0, Null leaves
-    the padding undefined (the U8 pad Words, 0xFF / 0 / 0, keep their low bit)."""
-    return result_tile(destination, np.asarray(bits, dtype=U64), pad)
-
-
 # ----------------------------------------------------------------------------
 # The operation kinds
 
@@ -110,8 +103,8 @@ class PredicateOperation:
         self.sources = tuple(a for a in self.ARGUMENTS if a.startswith("source"))
         self.SOURCES = len(self.sources)
         self.GPR_INPUTS = sum(a.startswith("scalar") for a in self.ARGUMENTS)
-        keys = {"source0": "src", "source1": "src1", "source2": "src2", "scalar0": "scalar", "comparison": "cmode"}
-        self.DIRECT_ARGUMENTS = {"dst": REQUIRED, **{keys[a]: (0 if a in ("scalar0", "comparison") else REQUIRED)
+        optional = ("scalar0", "comparison")  # default 0: the zero scalar, CMode EQ
+        self.DIRECT_ARGUMENTS = {"dst": REQUIRED, **{ARGUMENT_KEYS[a]: 0 if a in optional else REQUIRED
                                                      for a in self.ARGUMENTS[1:]}, "pad": "Null"}
 
     # --- the TEPL flow's hooks ---------------------------------------------
@@ -152,8 +145,7 @@ class PredicateOperation:
 
     # --- direct calls -----------------------------------------------------
     def direct(self, state: MachineState, call: dict, profile: str) -> Publication:
-        keys = {"source0": "src", "source1": "src1", "source2": "src2"}
-        sources = [call[keys[a]] for a in self.sources]
+        sources = [call[ARGUMENT_KEYS[a]] for a in self.sources]
         return self.run(state.tiles, call["dst"], sources, call.get("scalar", 0), call.get("cmode", 0),
                         call["pad"], profile, state.tile_capacity)
 
@@ -204,7 +196,8 @@ class _Compare(PredicateOperation):
     def execute(self, tiles, dst, sources, scalar, cmode, pad, profile) -> Publication:
         dtype = tiles[sources[0]].dtype
         bits, flags = self.element(dtype, profile, cmode, *self.compared(tiles, sources, scalar))
-        tile = predicate_result(tiles[dst], bits, pad)
+        # PredicateTileWithPadding: the U8 pad Words (Max 0xFF, Zero/Min 0) keep their low bit.
+        tile = result_tile(tiles[dst], np.asarray(bits, dtype=U64), pad)
         return Publication({dst: tile}, int(np.bitwise_or.reduce(flags.ravel(), initial=0)))
 
 

@@ -80,7 +80,8 @@ def operands_check(tiles, destination_index: int, source_index: int, multiplier:
     """TileOperandsLegal_TQUANT."""
     destination, source = tiles[destination_index], tiles[source_index]
     if (not descriptor_legal(destination, limit) or not descriptor_legal(source, limit)
-            or destination.predicate or source.predicate or destination.dtype.name not in ("S8", "U8") or source.dtype.name != "FP32"
+            or destination.predicate or source.predicate
+            or destination.dtype.name not in ("S8", "U8") or source.dtype.name != "FP32"
             or destination.layout != "RowMajor" or source.layout != "RowMajor"
             or (destination.valid_rows, destination.valid_cols) != (source.valid_rows, source.valid_cols)
             or destination.valid_rows == 0 or destination.valid_cols == 0
