@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pto_avs.device_model.encoding import assemble, disassemble, raw_instruction
+from ..device_model.encoding import assemble, disassemble, raw_instruction
 
 
 def _asm(args) -> int:
@@ -54,15 +54,15 @@ def build_parser() -> argparse.ArgumentParser:
     _register(subparsers, "disasm", _disasm,
               "disassemble instruction words (a word below 0x10000 with bit 0 clear is 16-bit)",
               lambda p: p.add_argument("words", nargs="*", help="words, e.g. 0xd9b19181; stdin when omitted"))
-    from pto_avs.reports import bringup  # the bring-up comparison (reports/bringup.py)
+    from ..reports import bringup  # the bring-up comparison (reports/bringup.py)
     _register(subparsers, "compare", bringup.run, bringup.DESCRIPTION, bringup.add_arguments)
-    from pto_avs.avs.campaigns import fuzz, mutation, sweep  # mutation self-test and campaigns
+    from .campaigns import fuzz, mutation, sweep  # mutation self-test and campaigns
     _register(subparsers, "mutants", mutation.run, mutation.DESCRIPTION, mutation.add_arguments)
     _register(subparsers, "fuzz", fuzz.run, fuzz.DESCRIPTION, fuzz.add_arguments)
     _register(subparsers, "sweep", sweep.run, sweep.DESCRIPTION, sweep.add_arguments)
-    from pto_avs.avs import spec_check  # every shipped pto-v0 case on the executable spec
+    from . import spec_check  # every shipped pto-v0 case on the executable spec
     _register(subparsers, "spec-check", spec_check.run, spec_check.DESCRIPTION, spec_check.add_arguments)
-    from pto_avs.reports import coverage, render  # ADR coverage and the Allure 3 HTML report
+    from ..reports import coverage, render  # ADR coverage and the Allure 3 HTML report
     _register(subparsers, "coverage", coverage.run, coverage.DESCRIPTION, coverage.add_arguments)
     _register(subparsers, "allure-html", render.run, render.DESCRIPTION, render.add_arguments)
     return parser

@@ -42,7 +42,7 @@ from typing import Optional
 
 import pytest
 
-from pto_avs.contract.case import PROFILES, Case, Observation
+from ..contract.case import PROFILES, Case, Observation
 
 DEFAULT_DEVICES = ("golden:pto-v0", "golden:hw-ieee")
 OUTCOMES = ("pass", "fail", "device error", "not supported", "not observable", "vector error")
@@ -131,7 +131,7 @@ def pytest_configure(config):
         if not Path(path).exists():
             raise pytest.UsageError(f"--vectors: vector path {path} does not exist")
     if opts.avs_device:
-        from pto_avs.plugins.base import available_devices
+        from ..plugins.base import available_devices
 
         known = available_devices()
         for spec in opts.avs_device:
@@ -140,7 +140,7 @@ def pytest_configure(config):
                 raise pytest.UsageError(f"--device {spec}: unknown device {name!r} "
                                         f"(known: {', '.join(sorted(known)) or 'none installed'})")
     if opts.avs_adr:
-        from pto_avs.contract import spec_data
+        from ..contract import spec_data
 
         known = {a["id"] for a in spec_data.load("tile-avs-catalog")["adrs"]}
         unknown = [a for a in opts.avs_adr if a not in known]
@@ -154,7 +154,7 @@ def pytest_configure(config):
 @functools.lru_cache(maxsize=None)
 def operation_markers() -> dict:
     """Spec operation -> its marker (``TGEMV_MX_ACC`` -> ``tgemv_mx_acc``), for every catalog operation."""
-    from pto_avs.contract import spec_data
+    from ..contract import spec_data
 
     return {name: name.lower() for name in spec_data.operation_names()}
 
@@ -162,7 +162,7 @@ def operation_markers() -> dict:
 @functools.lru_cache(maxsize=None)
 def kinds() -> tuple:
     """The catalog's spec test kinds, each a marker (``kind_marker``)."""
-    from pto_avs.contract import spec_data
+    from ..contract import spec_data
 
     return tuple(dict.fromkeys(test["kind"] for test in spec_data.load("tile-avs-catalog")["tests"]))
 
@@ -252,7 +252,7 @@ class UnopenedSlot:
     recording = None
 
     def __init__(self, label: str, reason: str, profile: Optional[str]):
-        from pto_avs.plugins.base import Capabilities
+        from ..plugins.base import Capabilities
 
         self.label = label
         self.reason = reason
@@ -283,9 +283,9 @@ class Suite:
     vector files (found then, each read when its collector is collected)."""
 
     def __init__(self, config):
-        from pto_avs.contract.loader import VECTORS_DIR, sources
-        from pto_avs.plugins.base import open_device
-        from pto_avs.plugins.replay import Recording
+        from ..contract.loader import VECTORS_DIR, sources
+        from ..plugins.base import open_device
+        from ..plugins.replay import Recording
 
         self.config = config
         opts = config.option
@@ -321,7 +321,7 @@ class Suite:
         self.unread = 0  # files whose cases the selection cannot reach
 
     def load(self, source):
-        from pto_avs.contract.loader import load_source
+        from ..contract.loader import load_source
 
         return load_source(source)
 
@@ -329,7 +329,7 @@ class Suite:
         """True when neither ``-k`` nor ``--adr`` can select any item of the collector's file:
         decided from its name and the catalog, else from the file's case names, kind and
         operation (``peek_file``: without validating it)."""
-        from pto_avs.contract.loader import PROJECT_PREFIX, default_catalog, peek_file
+        from ..contract.loader import PROJECT_PREFIX, default_catalog, peek_file
 
         source = collector.source
         if source.defined_by is not None or (self.keyword is None and not self.wanted_adrs):
@@ -508,7 +508,7 @@ class VectorCollector(pytest.Collector):
         self.source = source
 
     def collect(self):
-        from pto_avs.contract.loader import VectorError
+        from ..contract.loader import VectorError
 
         suite = _suite(self.config)
         if suite.selects_none_of(self):
@@ -598,7 +598,7 @@ class CaseItem(pytest.Item):
         pytest.skip(f"not supported: {reason}")
 
     def runtest(self):
-        from pto_avs.contract.compare import compare
+        from ..contract.compare import compare
 
         self._skip_if_unsupported()
         observation = self.slot.observe(self.case, self.session)
@@ -672,7 +672,7 @@ def _stopped_early(session, exitstatus) -> str:
 def _watch_controller(poll: float = 0.1) -> None:
     """xdist worker: when the controller process dies (its parent changes), stop at once,
     killing its device processes and writing nothing more (no result, report or recording)."""
-    from pto_avs.plugins.process import kill_all_devices
+    from ..plugins.process import kill_all_devices
 
     parent = os.getppid()
     if parent <= 1:
@@ -740,7 +740,7 @@ class Tally:
             suite.close()
         if not self.config.option.avs_record:
             return
-        from pto_avs.plugins.replay import Recording
+        from ..plugins.replay import Recording
 
         stopped = _stopped_early(session, exitstatus)
         if hasattr(self.config, "workerinput"):  # xdist worker: hand the recording to the controller

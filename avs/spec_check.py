@@ -36,7 +36,7 @@ OUTCOMES = ("pass", "fail", "device error", "not observable", "not supported")
 
 def shipped_cases(paths=None) -> list:
     """Every loaded case that holds under pto-v0 (raises ValueError naming a broken vector file)."""
-    from pto_avs.contract.loader import VECTORS_DIR, VectorError, load_paths
+    from ..contract.loader import VECTORS_DIR, VectorError, load_paths
 
     cases = []
     for loaded in load_paths(paths or [VECTORS_DIR]):
@@ -49,8 +49,8 @@ def shipped_cases(paths=None) -> list:
 
 def recorded_answers(path: Path, cases: list) -> dict:
     """Observations a recording holds for ``cases`` whose state and program are unchanged."""
-    from pto_avs.contract.case import Observation
-    from pto_avs.plugins.replay import Recording, case_digest
+    from ..contract.case import Observation
+    from ..plugins.replay import Recording, case_digest
 
     entry = Recording.read(path).devices.get(RECORDING_LABEL, {"cases": {}})
     kept = {}
@@ -82,8 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    from pto_avs.contract.compare import compare
-    from pto_avs.plugins.base import open_device
+    from ..contract.compare import compare
+    from ..plugins.base import open_device
 
     try:
         if args.update and args.record is None:
@@ -145,7 +145,7 @@ def run(args) -> int:
 
 def _write(path: Path, cases: list, reasons: dict, answers: dict, capabilities, incomplete: str = "") -> None:
     """The recording of every case answered so far (marked incomplete while cases remain)."""
-    from pto_avs.plugins.replay import Recording
+    from ..plugins.replay import Recording
 
     recording = Recording(incomplete=incomplete)
     for case in cases:

@@ -6,7 +6,7 @@ case and device. Without the plugin the function runs and says what is missing.
 """
 import pytest
 
-from pto_avs.avs.pytest_plugin import conformance_suite
+from .pytest_plugin import conformance_suite
 
 
 @conformance_suite

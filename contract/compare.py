@@ -25,8 +25,8 @@ from typing import Optional
 
 import numpy as np
 
-from pto_avs.contract.case import ASPECTS, Case, Observation, TileObservation, observation_problem
-from pto_avs.contract.tile_state import element_bits, initial_arrays, parse_coordinate
+from .case import ASPECTS, Case, Observation, TileObservation, observation_problem
+from .tile_state import element_bits, initial_arrays, parse_coordinate
 
 PASS, FAIL, NOT_OBSERVABLE = "pass", "fail", "not observable"
 DESCRIPTOR_FIELDS = ("storage_kind", "dtype", "layout", "location", "rows", "cols", "valid", "capacity", "mask")
@@ -209,7 +209,7 @@ def _numeric():
     """The golden model's numeric decoding, used for display only; None when it cannot be
     imported (values are then shown in hex alone)."""
     try:
-        from pto_avs.device_model.numeric import flags, formats
+        from ..device_model.numeric import flags, formats
     except ImportError:
         return None
     return flags, formats
@@ -711,7 +711,7 @@ def _compare_grid(tally: _Tally, index: int, arrays: _TileArrays, value: np.ndar
 
 
 def _ulp_distance(expected: np.ndarray, observed: np.ndarray, dtype: str) -> np.ndarray:
-    from pto_avs.device_model.numeric.transcendental import ulp_distance
+    from ..device_model.numeric.transcendental import ulp_distance
 
     return ulp_distance(expected.astype(np.uint64), observed.astype(np.uint64), dtype)
 

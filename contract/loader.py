@@ -25,14 +25,14 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Iterable, Optional
 
-from pto_avs.contract import spec_data, yaml_reader
-from pto_avs.contract.case import PROFILES, Case
-from pto_avs.contract.tile_state import CUBE_LAYOUTS, element_bits, parse_coordinate
-from pto_avs.contract.vector_cache import VectorCache, code_digest, default_cache
-from pto_avs.device_model import state as machine
-from pto_avs.device_model.dtypes import dtype as lookup_dtype
-from pto_avs.device_model.encoding import assemble
-from pto_avs.device_model.layouts import cube_geometry, derived_rows, generic_indexing_permitted
+from . import spec_data, yaml_reader
+from .case import PROFILES, Case
+from .tile_state import CUBE_LAYOUTS, element_bits, parse_coordinate
+from .vector_cache import VectorCache, code_digest, default_cache
+from ..device_model import state as machine
+from ..device_model.dtypes import dtype as lookup_dtype
+from ..device_model.encoding import assemble
+from ..device_model.layouts import cube_geometry, derived_rows, generic_indexing_permitted
 
 VECTORS_DIR = Path(__file__).resolve().parent.parent / "vectors"
 SCHEMA_PATH = VECTORS_DIR / "schema.json"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pto_avs.device_model.dtypes import dtype as lookup_dtype
+from ..device_model.dtypes import dtype as lookup_dtype
 
 CUBE_LAYOUTS = ("CUBE_M16", "CUBE_M32", "CUBE_N8")
 

@@ -1,6 +1,6 @@
 """The public golden-model API: a tile machine that runs programs.
 
-    from pto_avs.device_model.machine import Machine
+    from .machine import Machine
     m = Machine(profile="pto-v0")            # or "hw-ieee"; a machine at reset
     m.configure_tile(1, dtype="U8", capacity=128, cols=8, valid=(1, 2))
     m.write_tile(1, [[7, 9]])                # the valid region (or all rows x cols)

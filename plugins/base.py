@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Callable, Iterable, Optional
 
-from pto_avs.contract.case import ASPECTS, Case, Observation
+from ..contract.case import ASPECTS, Case, Observation
 
 ENTRY_POINT_GROUP = "pto_avs.devices"
 

@@ -10,17 +10,17 @@ from __future__ import annotations
 import traceback
 from typing import Optional
 
-from pto_avs.contract.case import PROFILES, Case, Observation, TileObservation
-from pto_avs.contract.tile_state import initial_arrays
-from pto_avs.plugins.base import Capabilities, Device
+from ..contract.case import PROFILES, Case, Observation, TileObservation
+from ..contract.tile_state import initial_arrays
+from .base import Capabilities, Device
 
 
 class GoldenDevice(Device):
     name = "golden"
 
     def __init__(self, profile: str):
-        from pto_avs.device_model.machine import Machine  # the model is only needed once a golden device is opened
-        from pto_avs.device_model.ops import registry
+        from ..device_model.machine import Machine  # the model is only needed once a golden device is opened
+        from ..device_model.ops import registry
 
         self._machine_class = Machine
         self.capabilities = Capabilities(profile=profile, direct_calls=True,

@@ -38,9 +38,9 @@ from unittest import mock
 import ml_dtypes
 import numpy as np
 
-from pto_avs.contract.case import ASPECTS, Case, Observation
-from pto_avs.plugins.base import Capabilities
-from pto_avs.plugins.golden import GoldenDevice
+from ..contract.case import ASPECTS, Case, Observation
+from .base import Capabilities
+from .golden import GoldenDevice
 
 ML_TYPES = {
     "FP64": np.dtype(np.float64),
@@ -134,7 +134,7 @@ class MlDtypesDevice(GoldenDevice):
         """The registry with the arithmetic entries' element functions replaced by numpy's."""
         import copy
 
-        from pto_avs.device_model.ops import registry
+        from ..device_model.ops import registry
 
         entries = dict(registry.OPERATIONS)
         for name in NUMPY_OPERATIONS:
@@ -143,7 +143,7 @@ class MlDtypesDevice(GoldenDevice):
         return entries
 
     def _run(self, case: Case) -> Observation:
-        from pto_avs.device_model.ops import registry, tcvt  # the model's TCVT calls its conversion through this name
+        from ..device_model.ops import registry, tcvt  # the model's TCVT calls its conversion through this name
 
         self._refusal = None
         with mock.patch.object(tcvt, "convert", self._convert), \

@@ -32,8 +32,8 @@ from unittest import mock
 
 import numpy as np
 
-from pto_avs.contract.case import PROFILES, Case, Observation
-from pto_avs.plugins.golden import GoldenDevice
+from ..contract.case import PROFILES, Case, Observation
+from .golden import GoldenDevice
 
 NX_FLAG = 0x10
 UF_FLAG = 0x08
@@ -99,7 +99,7 @@ def _rounder_patches(buggy_increment):
 @mutant("rne-ties-away", "round-to-nearest-even breaks exact ties away from zero (as RNA) in the "
         "conversion rounder", profile="hw-ieee")
 def _rne_ties_away():
-    from pto_avs.device_model.numeric.rounding import RoundingMode
+    from ..device_model.numeric.rounding import RoundingMode
 
     def make(original):
         def increment(mode, negative, odd, half, sticky):
@@ -114,7 +114,7 @@ def _rne_ties_away():
 @mutant("rtz-floors-negatives", "round-toward-zero truncates the two's-complement value, so negative "
         "inexact values round toward -infinity (as RTM)", profile="hw-ieee")
 def _rtz_floors_negatives():
-    from pto_avs.device_model.numeric.rounding import RoundingMode
+    from ..device_model.numeric.rounding import RoundingMode
 
     def make(original):
         def increment(mode, negative, odd, half, sticky):
@@ -129,8 +129,8 @@ def _rtz_floors_negatives():
 @mutant("tininess-before-rounding", "underflow is detected before rounding: a value below the smallest "
         "normal that rounds up to it still raises UF", profile="hw-ieee")
 def _tininess_before_rounding():
-    from pto_avs.device_model.numeric.encode import geometry
-    from pto_avs.device_model.numeric.words import bit_length
+    from ..device_model.numeric.encode import geometry
+    from ..device_model.numeric.words import bit_length
 
     def make(original):
         def round_to_float(negative, sig, exp, t, mode, saturate):
@@ -168,7 +168,7 @@ def _e8m0_linear_midpoint():
 @mutant("float-int-default-rne", "the TCVT default rounding (RMode NONE) of float -> integer is RNE "
         "instead of RTZ", profile="hw-ieee")
 def _float_int_default_rne():
-    from pto_avs.device_model.numeric.rounding import RoundingMode, rounding_mode
+    from ..device_model.numeric.rounding import RoundingMode, rounding_mode
 
     def resolve(rounding, src, dst):
         if rounding is None or (isinstance(rounding, str) and rounding.strip().upper() == "NONE"):
@@ -269,7 +269,7 @@ def _legality_reported_as_allocation():
 @mutant("allocation-as-legality", "destination rename and capacity failures of TEPL bundles raise "
         "Fault_TileLegality instead of Fault_TileAllocation")
 def _allocation_as_legality():
-    from pto_avs.device_model.faults import tile_legality
+    from ..device_model.faults import tile_legality
 
     return (Patch("pto_avs.device_model.block:tile_allocation", replace_with(tile_legality)),)
 
@@ -277,7 +277,7 @@ def _allocation_as_legality():
 @mutant("e8m0-pair-after-allocation", "the TCVT E8M0 type-pair check (only FP16/BF16/FP32 sources) "
         "runs after destination allocation instead of in the closed schema before it")
 def _e8m0_pair_after_allocation():
-    import pto_avs.device_model.ops.tcvt as tcvt
+    from ..device_model.ops import tcvt
 
     def make(original):
         def closed_schema_check(state, block):
@@ -307,7 +307,7 @@ def _tcvt_canonicalize_unchecked():
 @mutant("dtype-none-as-fp64", "B.DATR DataType DTYPE_NONE (31) is decoded as FP64 (code 0) instead of "
         "'inherit the BSTART type'")
 def _dtype_none_as_fp64():
-    from pto_avs.device_model import dtypes
+    from ..device_model import dtypes
 
     def make(original):
         def explicit_type(self):
@@ -322,7 +322,7 @@ def _dtype_none_as_fp64():
 @mutant("zero-mask-allocates", "B.IOT PEMode 000 is decoded as mask 1111, so a zero-participation "
         "binding executes and allocates instead of being a no-op")
 def _zero_mask_allocates():
-    from pto_avs.device_model.state import PE_MASK_OF_MODE
+    from ..device_model.state import PE_MASK_OF_MODE
 
     return (Patch("pto_avs.device_model.block:PE_MASK_OF_MODE", replace_with((0b1111,) + PE_MASK_OF_MODE[1:])),)
 
@@ -376,7 +376,7 @@ def _tquant_zero_point_first():
 @mutant("tmuls-int-saturates", "TMULS integer products saturate at the element range instead of "
         "wrapping modulo 2^width")
 def _tmuls_int_saturates():
-    from pto_avs.device_model import dtypes
+    from ..device_model import dtypes
 
     def make(original):
         def multiply(a_bits, scalar_bits, dtype, profile="pto-v0"):
@@ -445,7 +445,7 @@ def _accumulator_overwritten():
 
 
 def _source_classes(bits, src):
-    from pto_avs.device_model.numeric import formats
+    from ..device_model.numeric import formats
 
     return formats.classify(bits, src), formats.ValueClass
 
@@ -453,7 +453,7 @@ def _source_classes(bits, src):
 @mutant("nan-to-int-no-nv", "TCVT float -> integer without Sat writes the indefinite value for a "
         "NaN source but forgets to raise NV", profile="hw-ieee")
 def _nan_to_int_no_nv():
-    from pto_avs.device_model import dtypes
+    from ..device_model import dtypes
 
     def make(original):
         def convert(bits, src, dst, rounding="RNE", saturate=False, profile="pto-v0", canonicalize=False):
@@ -472,7 +472,7 @@ def _nan_to_int_no_nv():
 @mutant("unsigned-sat-negative-nv", "TCVT float -> unsigned integer with Sat raises NV for every "
         "negative source, also for -0 and small negatives that round to 0", profile="hw-ieee")
 def _unsigned_sat_negative_nv():
-    from pto_avs.device_model import dtypes
+    from ..device_model import dtypes
 
     def make(original):
         def convert(bits, src, dst, rounding="RNE", saturate=False, profile="pto-v0", canonicalize=False):
@@ -617,7 +617,7 @@ def _shift_count_unmasked():
 @mutant("minmax-nan-propagates", "floating TMAX/TMIN/TMAXS/TMINS propagate a single NaN operand "
         "(canonical NaN, as IEEE 754-2008 minimum/maximum) instead of returning the numeric operand")
 def _minmax_nan_propagates():
-    from pto_avs.device_model.numeric import ValueClass, classify
+    from ..device_model.numeric import ValueClass, classify
 
     def make(original):
         def minmax(dtype, profile, left, right):
@@ -633,7 +633,7 @@ def _minmax_nan_propagates():
 @mutant("relu-nan-passthrough", "TRELU passes NaN inputs through unchanged (payload kept, no NV for a "
         "signaling NaN) instead of the canonical quiet NaN with NV")
 def _relu_nan_passthrough():
-    from pto_avs.device_model.numeric import ValueClass, classify
+    from ..device_model.numeric import ValueClass, classify
 
     def make(original):
         def relu(dtype, profile, value):
@@ -708,7 +708,7 @@ def _mul_zero_sign_lost():
 @mutant("signed-rem-truncated", "signed integer TREM/TREMS take the truncated remainder (C's %, the "
         "dividend's sign) instead of the floor modulo that follows the divisor's sign")
 def _signed_rem_truncated():
-    from pto_avs.device_model.numeric.words import normalize_integer
+    from ..device_model.numeric.words import normalize_integer
 
     def make(original):
         def remainder(dtype, profile, left, right):
@@ -727,7 +727,7 @@ def _signed_rem_truncated():
 @mutant("fma-two-roundings", "floating TFMA rounds the product before adding the addend (a multiply "
         "followed by an add) instead of rounding the exact a * b + c once", profile="hw-ieee")
 def _fma_two_roundings():
-    from pto_avs.device_model.numeric import elementwise_arith
+    from ..device_model.numeric import elementwise_arith
 
     def make(original):
         def fused(dtype, profile, left, right, addend):
@@ -743,7 +743,7 @@ def _fma_two_roundings():
 @mutant("rsqrt-two-roundings", "TRSQRT rounds the square root before taking its reciprocal (two "
         "operations) instead of one rounding of 1 / sqrt(x)", profile="hw-ieee")
 def _rsqrt_two_roundings():
-    from pto_avs.device_model.numeric import elementwise_arith
+    from ..device_model.numeric import elementwise_arith
 
     def make(original):
         def rsqrt(dtype, profile, value):
@@ -785,7 +785,7 @@ def _predicate_high_bit_first():
 
 
 def _nan_operands(dtype, left, right):
-    from pto_avs.device_model.numeric import ValueClass, classify
+    from ..device_model.numeric import ValueClass, classify
 
     if dtype.is_integer:
         return np.zeros(np.broadcast(np.asarray(left), np.asarray(right)).shape, bool)

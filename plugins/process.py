@@ -33,11 +33,11 @@ import threading
 import weakref
 from typing import Iterable, Optional
 
-from pto_avs.contract import spec_data
-from pto_avs.contract.case import ASPECTS, PROFILES, Case, Observation
-from pto_avs.device_model.dtypes import NAMES as DTYPE_NAMES
-from pto_avs.device_model.encoding import assemble, raw_instruction
-from pto_avs.plugins.base import Capabilities, Device
+from ..contract import spec_data
+from ..contract.case import ASPECTS, PROFILES, Case, Observation
+from ..device_model.dtypes import NAMES as DTYPE_NAMES
+from ..device_model.encoding import assemble, raw_instruction
+from .base import Capabilities, Device
 
 PROTOCOL = "pto-avs-device"
 PROTOCOL_MAJOR = 1

@@ -38,8 +38,8 @@ import tempfile
 from pathlib import Path
 from typing import Optional
 
-from pto_avs.contract.case import Case, Observation
-from pto_avs.plugins.base import Capabilities, Device
+from ..contract.case import Case, Observation
+from .base import Capabilities, Device
 
 RECORDING_FORMAT = "pto-avs-recording/1"
 PARTIAL = "partial:"  # replay:partial:FILE replays an incomplete recording

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import Iterable, Optional
 
-from pto_avs.reports import atomic, traceability
+from . import atomic, traceability
 
 ENVIRONMENT_FILE = "environment.properties"
 CATEGORIES_FILE = "categories.json"

@@ -29,8 +29,8 @@ import pytest
 from allure_commons.types import AttachmentType
 from allure_pytest.utils import ALLURE_DESCRIPTION_MARK, ALLURE_LABEL_MARK, ALLURE_LINK_MARK
 
-from pto_avs.reports import allure_files
-from pto_avs.reports import case_report as cr
+from . import allure_files
+from . import case_report as cr
 
 DEVICE_PROPERTY = "pto_avs_reports_device"  # user properties: what ran, for the controller
 PROFILE_PROPERTY = "pto_avs_reports_profile"
@@ -144,7 +144,7 @@ class RunFiles:
             return None
         paths = [str(Path(p).resolve()) for p in extra]
         if not self.config.getoption("avs_vectors_only", default=False):
-            from pto_avs.contract.loader import VECTORS_DIR
+            from ..contract.loader import VECTORS_DIR
 
             paths.insert(0, str(VECTORS_DIR))
         return ", ".join(paths)

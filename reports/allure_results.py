@@ -5,8 +5,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from pto_avs.reports import case_report as cr
-from pto_avs.reports.allure_files import ENVIRONMENT_FILE, parse_properties
+from . import case_report as cr
+from .allure_files import ENVIRONMENT_FILE, parse_properties
 
 
 @dataclass(frozen=True)

@@ -61,8 +61,8 @@ def _supports(device, case) -> Optional[str]:
 
 def observe(device, cases: list, batch_size: int) -> dict:
     """Run ``cases`` on ``device``; case id -> Result."""
-    from pto_avs.contract.case import Observation
-    from pto_avs.contract.compare import compare
+    from ..contract.case import Observation
+    from ..contract.compare import compare
 
     results, runnable = {}, []
     for case in cases:
@@ -97,7 +97,7 @@ def observe(device, cases: list, batch_size: int) -> dict:
 
 def run_columns(specs: list[str], cases: list, golden: bool, batch_size: Optional[int]) -> tuple[list, list]:
     """Open and run every device; (columns, notes). ValueError when a device cannot be opened."""
-    from pto_avs.plugins.base import open_device
+    from ..plugins.base import open_device
 
     devices = []
     try:
@@ -169,7 +169,7 @@ def _outcome_cell(column: Column, cases: list) -> str:
 
 
 def build(columns: list, cases: list, vector_errors: list, vectors: str, notes: list) -> list:
-    from pto_avs.contract import spec_data
+    from ..contract import spec_data
 
     adr_titles = {a["id"]: a["title"] for a in spec_data.load("tile-avs-catalog")["adrs"]}
     blocks: list = [("title", "Bring-up report")]
@@ -240,7 +240,7 @@ def build(columns: list, cases: list, vector_errors: list, vectors: str, notes: 
 
 
 def _all_aspects() -> tuple:
-    from pto_avs.contract.case import ASPECTS
+    from ..contract.case import ASPECTS
     return ASPECTS
 
 
@@ -336,7 +336,7 @@ def render_html(blocks: list) -> str:
 
 def write_report(path: Path, blocks: list) -> None:
     """Markdown for ``.md``, HTML for ``.html``/``.htm``: written whole or not at all."""
-    from pto_avs.reports import atomic
+    from . import atomic
 
     suffix = path.suffix.lower()
     if suffix == ".md":
@@ -366,7 +366,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pto_avs.contract.loader import VECTORS_DIR, VectorError, load_paths
+    from ..contract.loader import VECTORS_DIR, VectorError, load_paths
 
     if args.out is not None and args.out.suffix.lower() not in (".md", ".html", ".htm"):
         print(f"pto-avs compare: --out {args.out}: the file name must end in .md or .html", file=sys.stderr)

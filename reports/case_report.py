@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from pto_avs.contract.case import Case
-from pto_avs.reports import traceability
+from ..contract.case import Case
+from . import traceability
 
 # Label names of our own (Allure's feature/story/suite labels are used as well).
 SPEC_TEST = "specTest"

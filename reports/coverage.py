@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
-from pto_avs.reports import atomic, traceability
-from pto_avs.reports import case_report as cr
-from pto_avs.reports.allure_results import Results, ResultsError, read
+from . import atomic, traceability
+from . import case_report as cr
+from .allure_results import Results, ResultsError, read
 
 FORMAT = "pto-avs-adr-coverage/1"
 BASENAME = "adr-coverage"

@@ -33,9 +33,9 @@ import tempfile
 from pathlib import Path
 from typing import Optional, Sequence
 
-from pto_avs.reports import atomic
-from pto_avs.reports import case_report as cr
-from pto_avs.reports.allure_files import CATEGORIES, CATEGORIES_FILE
+from . import atomic
+from . import case_report as cr
+from .allure_files import CATEGORIES, CATEGORIES_FILE
 
 NODE_DIR = Path(__file__).resolve().parent / "allure"
 ALLURE_CLI = NODE_DIR / "node_modules" / "allure" / "cli.js"

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 
-from pto_avs.contract import spec_data
+from ..contract import spec_data
 
 SPEC_REPOSITORY = "https://github.com/PTO-ISA/pto-spec"
 

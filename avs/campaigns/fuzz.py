@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from pto_avs.contract.case import Case
+from ...contract.case import Case
 
 DESCRIPTION = "differential campaign: hypothesis bundles on a device and on the golden model; shrunk reproducers"
 DEFAULT_OUT = Path("fuzz-out")
@@ -89,8 +89,8 @@ class Judge:
     def judge_many(self, scenarios: list) -> list:
         """``judge`` for each scenario, with one ``execute_batch`` of the device for all of them
         (a device that starts slowly, such as the spec under aslref, pays its start once)."""
-        from pto_avs.contract.compare import compare
-        from pto_avs.avs.campaigns.reproducer import expectation, judged_case
+        from ...contract.compare import compare
+        from .reproducer import expectation, judged_case
 
         results: list = [None] * len(scenarios)
         pending = []  # (position, judged case, expectation, golden observation)
@@ -180,9 +180,9 @@ def run_campaign(device_spec: str, operation: str, examples: int, seed: int, out
                  command: str, shrink_budget: Optional[int] = None) -> CampaignResult:
     """Generate, shrink each kind of disagreement (``shrink_budget`` examples per kind; default
     max(2 x examples, 200); 0: keep the first example of each kind), write the reproducers."""
-    from pto_avs.avs.campaigns.reproducer import write_reproducer
-    from pto_avs.avs.campaigns.scenarios import scenarios
-    from pto_avs.plugins.base import open_device
+    from .reproducer import write_reproducer
+    from .scenarios import scenarios
+    from ...plugins.base import open_device
 
     device = open_device(device_spec)
     try:
@@ -211,7 +211,7 @@ def run_campaign(device_spec: str, operation: str, examples: int, seed: int, out
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from pto_avs.avs.campaigns.scenarios import OPERATIONS
+    from .scenarios import OPERATIONS
 
     parser.add_argument("--device", required=True, metavar="NAME[:ARG]",
                         help="device under test (compared with the golden model of its profile)")
@@ -259,7 +259,7 @@ def run(args) -> int:
 
 
 def disagreement_id(disagreement: Disagreement) -> str:
-    from pto_avs.avs.campaigns.reproducer import reproducer_id
+    from .reproducer import reproducer_id
 
     return reproducer_id(disagreement.case.operation, disagreement.case)
 

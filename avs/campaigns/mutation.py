@@ -44,14 +44,14 @@ class GoldenVerdicts:
     """Whether the golden model passes a case, per profile, computed once per case."""
 
     def __init__(self):
-        from pto_avs.plugins.golden import open_device
+        from ...plugins.golden import open_device
 
         self._open = open_device
         self._devices: dict = {}
         self._passes: dict = {}
 
     def passes(self, case, profile: str) -> bool:
-        from pto_avs.contract.compare import compare
+        from ...contract.compare import compare
 
         key = (profile, case.id)
         if key not in self._passes:
@@ -63,8 +63,8 @@ class GoldenVerdicts:
 
 def run_mutant(spec: str, cases: Iterable, golden: GoldenVerdicts, first_only: bool = False) -> MutantResult:
     """Run ``cases`` on ``mutant:<spec>`` and collect the cases that kill it."""
-    from pto_avs.contract.compare import compare
-    from pto_avs.plugins.mutants import open_device
+    from ...contract.compare import compare
+    from ...plugins.mutants import open_device
 
     device = open_device(spec)
     profile = device.capabilities.profile
@@ -85,7 +85,7 @@ def run_mutant(spec: str, cases: Iterable, golden: GoldenVerdicts, first_only: b
 
 def load_cases(paths: list[Path]) -> tuple[list, list]:
     """(cases, messages of vector errors) from the vector paths."""
-    from pto_avs.contract.loader import load_paths
+    from ...contract.loader import load_paths
 
     files = load_paths(paths)
     cases = [case for loaded in files for case in loaded.cases]
@@ -113,8 +113,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from pto_avs.contract.loader import VECTORS_DIR
-    from pto_avs.plugins.mutants import MUTANTS
+    from ...contract.loader import VECTORS_DIR
+    from ...plugins.mutants import MUTANTS
 
     if args.vectors_only and not args.vectors:
         print("pto-avs mutants: --vectors-only needs at least one --vectors PATH", file=sys.stderr)
@@ -122,7 +122,7 @@ def run(args) -> int:
     paths = [Path(p) for p in args.vectors] if args.vectors_only else [VECTORS_DIR, *map(Path, args.vectors)]
     specs = args.mutant or list(MUTANTS)
     try:
-        from pto_avs.plugins.mutants import parse
+        from ...plugins.mutants import parse
 
         for spec in specs:
             parse(spec)

@@ -17,11 +17,11 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from pto_avs.contract import spec_data
-from pto_avs.contract.case import Case, Observation
-from pto_avs.contract.tile_state import element_bits
-from pto_avs.device_model.layouts import is_cube
-from pto_avs.reports.atomic import write_files
+from ...contract import spec_data
+from ...contract.case import Case, Observation
+from ...contract.tile_state import element_bits
+from ...device_model.layouts import is_cube
+from ...reports.atomic import write_files
 
 REPRODUCER_SOURCE = "golden-model"  # vectors/schema.json case.source (requested from the lead)
 DESCRIPTOR_FIELDS = ("dtype", "layout", "location", "rows", "cols", "valid", "capacity", "mask")
@@ -38,8 +38,8 @@ def operation_exercises(operation: str) -> list[str]:
 
 
 def _storage_map(layout: str, dtype: str, rows: int, cols: int) -> np.ndarray:
-    from pto_avs.device_model.dtypes import dtype as lookup
-    from pto_avs.device_model.layouts import cube_index_map, ordinary_index_map
+    from ...device_model.dtypes import dtype as lookup
+    from ...device_model.layouts import cube_index_map, ordinary_index_map
 
     bits = lookup(dtype).bits
     return cube_index_map(layout, bits, rows, cols) if is_cube(layout) else ordinary_index_map(layout, bits, rows, cols)

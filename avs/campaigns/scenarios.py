@@ -26,12 +26,12 @@ from functools import lru_cache
 
 from hypothesis import strategies as st
 
-from pto_avs.contract import spec_data
-from pto_avs.device_model import dtypes
-from pto_avs.device_model import machine  # noqa: F401  (every operation joins the registry)
-from pto_avs.device_model.encoding.names import CMODE_NAMES, LAYOUT_CODES, ROUNDING_NAMES, transform_layouts
-from pto_avs.device_model.layouts import cube_geometry, fractal_inner
-from pto_avs.device_model.ops import registry
+from ...contract import spec_data
+from ...device_model import dtypes
+from ...device_model import machine  # noqa: F401  (every operation joins the registry)
+from ...device_model.encoding.names import CMODE_NAMES, LAYOUT_CODES, ROUNDING_NAMES, transform_layouts
+from ...device_model.layouts import cube_geometry, fractal_inner
+from ...device_model.ops import registry
 
 ROUNDINGS = ROUNDING_NAMES  # NONE (operation default) first
 PADS = ("Zero", "Null", "Max", "Min")

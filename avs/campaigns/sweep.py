@@ -28,7 +28,7 @@ from typing import Iterable, Optional
 
 import numpy as np
 
-from pto_avs.contract.case import Case
+from ...contract.case import Case
 
 DESCRIPTION = "exhaustive TCVT sweep (every 8-bit, level 2: 16-bit, source encoding) of a device against the golden model"
 ROUNDINGS = ("NONE", "RNE", "RTZ", "RTM", "RTP", "RNA", "RTO", "RHB")
@@ -39,14 +39,14 @@ DEFAULT_BATCH = 16
 
 
 def level_sources(level: int) -> list[str]:
-    from pto_avs.device_model import dtypes
+    from ...device_model import dtypes
 
     widths = (4, 8) if level == 1 else (4, 8, 16)
     return [t.name for t in dtypes.ALL if t.bits in widths]
 
 
 def destinations(source: str) -> list[str]:
-    from pto_avs.device_model import dtypes
+    from ...device_model import dtypes
 
     return [t.name for t in dtypes.ALL if t.name != "E8M0" or source in E8M0_SOURCES]
 
@@ -57,7 +57,7 @@ def pairs(level: int) -> list[tuple[str, str]]:
 
 def encodings(source: str) -> np.ndarray:
     """Every valid encoding of ``source`` (bits its format requires to be zero stay zero)."""
-    from pto_avs.device_model import dtypes
+    from ...device_model import dtypes
 
     t = dtypes.dtype(source)
     every = np.arange(1 << t.bits, dtype=np.uint64)
@@ -66,7 +66,7 @@ def encodings(source: str) -> np.ndarray:
 
 def sweep_cases(source: str, destination: str) -> list[Case]:
     """The cases of one pair: every rounding code and Sat value over tiles holding every encoding."""
-    from pto_avs.device_model import dtypes
+    from ...device_model import dtypes
 
     values = encodings(source)
     rows = 1 if values.size <= COLS else ROWS_PER_CASE
@@ -154,7 +154,7 @@ def _compare(pair: PairResult, case: Case, golden, observed, aspects: frozenset)
         pair.first = pair.first or f"{where}: no destination tile observed"
         return
     have = np.array(got.words, dtype=np.uint64)[:rows, :cols]
-    from pto_avs.device_model.dtypes import dtype as lookup
+    from ...device_model.dtypes import dtype as lookup
 
     mask = np.uint64(lookup(expected.dtype).mask)
     differ = (want & mask) != (have & mask)
@@ -202,7 +202,7 @@ def sweep_pair(device, golden, source: str, destination: str, batch: int = DEFAU
 
 
 def run_sweep(device_spec: str, chosen: Iterable[tuple[str, str]], batch: int = DEFAULT_BATCH, report=print):
-    from pto_avs.plugins.base import open_device
+    from ...plugins.base import open_device
 
     device = open_device(device_spec)
     try:
@@ -231,7 +231,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from pto_avs.device_model import dtypes
+    from ...device_model import dtypes
 
     unknown = [t for t in args.source + args.dest if t not in dtypes.NAMES]
     if unknown or args.batch < 1:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from pto_avs.avs.campaigns import sweep
+from . import sweep
 
 LEVEL_ONE = set(sweep.pairs(1))
 PAIRS = [pytest.param(s, d, id=f"L{1 if (s, d) in LEVEL_ONE else 2}-{s}-{d}") for s, d in sweep.pairs(2)]
@@ -24,7 +24,7 @@ PAIRS = [pytest.param(s, d, id=f"L{1 if (s, d) in LEVEL_ONE else 2}-{s}-{d}") fo
 
 @pytest.fixture(scope="module")
 def devices(request):
-    from pto_avs.plugins.base import open_device
+    from ...plugins.base import open_device
 
     specs = request.config.getoption("avs_device")
     if not specs:

@@ -3,7 +3,7 @@
 Facts from spec/catalog/command-forms.json: catalog index, mnemonic, length,
 mask, match, field pieces, decode constraints and status of every 16/32-bit
 form (48- and 64-bit forms are not accepted as program items). ``modelled``
-marks the forms the block machine executes. ``tests/test_model_encoding.py``
+marks the forms the block machine executes. ``tests/model/test_model_encoding.py``
 checks this table against contract/spec_data/instruction-contracts.json.
 
 Decoding tries the forms of the instruction's length with the most mask bits

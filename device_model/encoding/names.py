@@ -6,7 +6,7 @@ Facts from spec/catalog/tile-operations.json (TEPL Mode/Function/engine of
 every TEPL operation, the BSTART mnemonic of every CUBE and TLSU operation),
 asl/block/model/state/control-state.asl (layout transform codes) and the
 instruction contracts (GPR selector field domain, B.FPATR ReluMode codes,
-B.HINT/B.CATR operands, BSTART branch types). tests/test_model_encoding.py
+B.HINT/B.CATR operands, BSTART branch types). tests/model/test_model_encoding.py
 checks these tables against contract/spec_data.
 """
 from __future__ import annotations

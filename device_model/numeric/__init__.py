@@ -2,7 +2,7 @@
 
 Public API (used by the operations and callable alone)::
 
-    from pto_avs.device_model.numeric import convert, FLAG_NV, FLAG_DZ, FLAG_OF, FLAG_UF, FLAG_NX
+    from . import convert, FLAG_NV, FLAG_DZ, FLAG_OF, FLAG_UF, FLAG_NX
     words, flags = convert(bits, "BF16", "E8M0", rounding="RNE", saturate=False,
                            profile="pto-v0", canonicalize=False)
 

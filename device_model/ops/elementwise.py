@@ -9,7 +9,7 @@ schemas), destination-shape.asl (destination shape), asl/tile/model/dispatch
 asl/tile/model/execution/elementwise.asl and unary.asl (execution, padding,
 status). The operation kinds are the spec's semantic handlers; each states its
 handler, legality handler and operand fields as the spec's operation catalog
-names them (tests/test_model_elementwise.py compares them with
+names them (tests/model/test_model_elementwise.py compares them with
 contract/spec_data/tile-operations.json).
 
 An element function takes ``(dtype, profile, *operands)`` -- uint64 arrays of

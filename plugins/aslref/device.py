@@ -31,10 +31,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
 
-from pto_avs.contract.case import ASPECTS, Case, Observation
-from pto_avs.plugins.aslref import output, program
-from pto_avs.plugins.aslref.spec import SetupError, Spec, describe_error, locate, source_lines
-from pto_avs.plugins.base import Capabilities, Device
+from ...contract.case import ASPECTS, Case, Observation
+from . import output, program
+from .spec import SetupError, Spec, describe_error, locate, source_lines
+from ..base import Capabilities, Device
 
 DEFAULT_TIMEOUT = 1800.0
 OPTIONS = ("aslref", "batch", "timeout", "reset", "keep")
@@ -56,7 +56,7 @@ class AslrefDevice(Device):
 
     def __init__(self, spec: Spec, batch: int = 0, timeout: float = DEFAULT_TIMEOUT, reset: str = "snapshot",
                  keep: Optional[Path] = None):
-        from pto_avs.device_model.layouts import MODEL_TILE_ELEMENTS
+        from ...device_model.layouts import MODEL_TILE_ELEMENTS
 
         config = spec.config()
         if config.get("PTO_MODEL_TILE_ELEMENTS") != MODEL_TILE_ELEMENTS:
@@ -169,7 +169,7 @@ class AslrefDevice(Device):
 def spec_operations() -> frozenset:
     """Every operation of the spec's catalog: a bundle of any of them runs as words on the spec
     (a direct call runs where the spec has a direct-call contract the adapter can call)."""
-    from pto_avs.contract import spec_data
+    from ...contract import spec_data
 
     return frozenset(operation["name"] for operation in spec_data.load("tile-operations")["operations"])
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from pto_avs.contract.case import FAULT_CLASSES, Observation, TileObservation
-from pto_avs.contract.tile_state import element_bits
+from ...contract.case import FAULT_CLASSES, Observation, TileObservation
+from ...contract.tile_state import element_bits
 
 
 class OutputError(ValueError):

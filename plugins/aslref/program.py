@@ -15,13 +15,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-from pto_avs.contract.case import Case
-from pto_avs.contract.tile_state import CUBE_LAYOUTS, parse_coordinate
-from pto_avs.device_model import dtypes
-from pto_avs.device_model.encoding import assemble, raw_instruction
-from pto_avs.device_model.encoding.assembler import parse_tile
-from pto_avs.device_model.encoding.names import CMODE_NAMES, LAYOUT_CODES, ROUNDING_CODES, ROUNDING_NAMES
-from pto_avs.device_model.padding import PAD_NAMES, pad_name
+from ...contract.case import Case
+from ...contract.tile_state import CUBE_LAYOUTS, parse_coordinate
+from ...device_model import dtypes
+from ...device_model.encoding import assemble, raw_instruction
+from ...device_model.encoding.assembler import parse_tile
+from ...device_model.encoding.names import CMODE_NAMES, LAYOUT_CODES, ROUNDING_CODES, ROUNDING_NAMES
+from ...device_model.padding import PAD_NAMES, pad_name
 
 HARNESS = Path(__file__).with_name("harness.asl")
 WORD_MASK = (1 << 64) - 1

@@ -57,7 +57,7 @@ PROVENANCE = (
     "asl/arch/profile/reference-quantization.asl (ReferenceFP32FiniteEncoding), "
     "asl/arch/data-types/fp19.asl and asl/block/attributes/B.FPATR.asl, checked against the "
     "spec's matrix post-processing test points and hardware vectors "
-    "(tests/test_reference_postprocess.py), and written by "
+    "(tests/vectors/test_reference_postprocess.py), and written by "
     f"`{COMMAND}`. Nothing here comes from running the golden model. A = +0 and B = -0 (FP16, "
     "M = K = 1) leave the accumulator C unchanged in both profiles; the post-processing is "
     "bit-exact in both (hardware profile reference_model_relation), so every case holds in "

@@ -10,7 +10,7 @@ Two independent rounding methods live here:
 - the classic significand/exponent method for the sign/exponent/fraction formats, and
 - a value-set method (enumerate every finite value, pick the neighbours by exact
   comparison) used for HiF8, whose tapered precision has no single significand width.
-``tests/test_reference_numeric.py`` checks each against the other and against ml_dtypes.
+``tests/vectors/test_reference_numeric.py`` checks each against the other and against ml_dtypes.
 
 Places where the hardware profile is silent carry a ``SPEC-CHOICE`` comment naming the
 project decision (or, where even those are silent, the choice made here).

@@ -7,7 +7,7 @@ it). The generated vectors therefore add, per configuration (operation, types,
 rounding mode, Sat, parameters), cases whose tiles hold the elements of one
 *isolation key* only: a value class together with the flags the exact reference
 gives its elements, or ``noflag`` for every element that raises no flag (see
-``isolation_key``). ``tests/test_vectors_isolation.py`` checks every shipped
+``isolation_key``). ``tests/vectors/test_vectors_isolation.py`` checks every shipped
 configuration with that rule.
 
 Classes (by the source operand first, then by what the exact result does):

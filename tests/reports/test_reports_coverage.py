@@ -12,7 +12,7 @@ import pytest
 
 from pto_avs.reports import atomic, coverage
 
-CATALOG = json.loads((Path(__file__).resolve().parents[1] / "contract/spec_data/tile-avs-catalog.json")
+CATALOG = json.loads((Path(__file__).resolve().parents[2] / "contract/spec_data/tile-avs-catalog.json")
                      .read_text())
 UNITS = {u["mnemonic"]: u for u in CATALOG["units"]}
 ADR_TITLES = {a["id"]: a["title"] for a in CATALOG["adrs"]}

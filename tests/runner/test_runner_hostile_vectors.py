@@ -4,7 +4,7 @@ one ``pytest avs/ --vectors-only --vectors DIR`` under a memory cap.
 The run must complete; every good case passes; every bad file is its own ``vector error``
 (one item or more, all of them vector errors, each naming the file); nothing else fails.
 The campaign prints the counts, the wall time and the run's peak memory. Run it alone with
-``pytest -s tests/test_runner_hostile_vectors.py`` or ``python tests/test_runner_hostile_vectors.py``.
+``pytest -s tests/runner/test_runner_hostile_vectors.py`` or ``python tests/runner/test_runner_hostile_vectors.py``.
 """
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = ROOT / "tests" / "runner_vectors"
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "runner" / "runner_vectors"
 MEMORY_CAP = 3 * 1024 ** 3  # address space of the pytest process (numpy's thread pools reserve some)
 GOOD_CASE = """  - name: seven-times-three
     profiles: [pto-v0]

@@ -1,6 +1,6 @@
 """Allure results of a real pto-avs run: labels, links, parameters, attachments, run files.
 
-The run (tests/reports_support.py) takes the fixture vectors through the runner plugin
+The run (tests/reports/reports_support.py) takes the fixture vectors through the runner plugin
 on two replayed devices; the expected outcomes are fixed by its hand-written recording,
 the expected ADRs, titles, requirements and spec test files by the catalog JSON.
 """

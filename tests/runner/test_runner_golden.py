@@ -2,7 +2,7 @@
 the default devices of `pytest avs/`, and record/replay of a golden run.
 
 Expected values come from the spec tests named in the fixture vectors
-(tests/runner_vectors/) and, for the bundle case, tile-exec-tcvt-bundle-001.asl.
+(tests/runner/runner_vectors/) and, for the bundle case, tile-exec-tcvt-bundle-001.asl.
 """
 from __future__ import annotations
 

@@ -318,7 +318,7 @@ def test_shapes_and_inputs():
     words, _ = convert(0x3C00, "FP16", "FP32", profile="hw-ieee")
     assert words.shape == () and int(words) == 0x3F800000
     # two's-complement words are given as unsigned words (negative ints and signed arrays are
-    # rejected: tests/test_numeric_api.py)
+    # rejected: tests/numeric/test_numeric_api.py)
     assert convert([0xFFFFFFFFFFFFFFFF], "S8", "S16")[0].tolist() == [0xFFFFFFFFFFFFFFFF]
     assert convert(np.array([-2], dtype=np.int64).view(np.uint64), "S64", "S32")[0].tolist() == [0xFFFFFFFFFFFFFFFE]
     empty, _ = convert([], "FP32", "FP16", profile="hw-ieee")

@@ -5,7 +5,7 @@ Needs Node.js 20+, the npm packages of reports/allure (installed here with ``npm
 when missing) and Debian's Chromium (``apt-get install -y chromium``); ``tests/run.sh``
 installs both. Missing tools fail the test; only ``PTO_AVS_SKIP_BROWSER=1`` outside CI
 skips it. Expected titles come from the catalog, expected counts from the fixture
-recording (tests/reports_support.py).
+recording (tests/reports/reports_support.py).
 """
 import functools
 import json

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 INDEX = ROOT / "vectors" / "SPEC-CHOICES.md"
 CODE_FOLDERS = ("device_model", "avs", "plugins")
 SPEC_CHOICE_SLACK = 3  # a cite may name the comment's first line or up to 3 lines before the tag

@@ -25,7 +25,7 @@ import pytest
 from pto_avs.plugins.base import open_device
 from pto_avs.plugins.replay import Recording
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CASES = 400
 RECORDED = "device answers recorded to"
 

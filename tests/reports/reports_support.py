@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CATALOG = json.loads((ROOT / "contract/spec_data/tile-avs-catalog.json").read_text())
 TESTS = {t["id"]: t for t in CATALOG["tests"]}
 UNITS = {u["mnemonic"]: u for u in CATALOG["units"]}
@@ -44,7 +44,7 @@ TCVT_PROGRAM = "BSTART.VEC TCVT, FP32; B.DATR FP16, RNE; B.DIM LB0=1; B.IOT T1, 
 def _case(name, program, data, flags, dtype):
     return {
         "name": name, "profiles": ["pto-v0"], "source": "hand",
-        "reference": "tests/reports_support.py (fixture for the report tests)",
+        "reference": "tests/reports/reports_support.py (fixture for the report tests)",
         "state": {"gprs": {5: 0x3F800000},
                   "tiles": [{"index": 1, "dtype": "FP32", "capacity": 128, "cols": 8,
                              "valid": [1, len(data)], "data": [data]}]},

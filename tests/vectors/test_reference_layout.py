@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("legality_layout", ROOT / "vectors/reference/legality_layout.py")
 ref = importlib.util.module_from_spec(_spec)
 sys.modules["legality_layout"] = ref

@@ -10,7 +10,7 @@ import pytest
 from pto_avs.avs.campaigns import sweep
 from pto_avs.plugins.base import open_device
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("name, count", [("U8", 256), ("S4X2", 16), ("E2M1X2", 16), ("E3M2", 64), ("E2M3", 64),

@@ -20,7 +20,7 @@ import pytest
 from pto_avs.device_model.numeric import elementwise_arith as ea
 from pto_avs.device_model.numeric import ieee_arith
 
-RECORD = json.loads((Path(__file__).parent / "data" / "aslref-arith-elements.json").read_text())
+RECORD = json.loads((Path(__file__).resolve().parents[1] / "data" / "aslref-arith-elements.json").read_text())
 CASES = RECORD["cases"]
 
 

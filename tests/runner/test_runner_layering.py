@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LAYERS = ("device_model", "contract", "plugins", "reports", "avs")
-FIXTURES = ROOT / "tests" / "runner_vectors"
+FIXTURES = ROOT / "tests" / "runner" / "runner_vectors"
 
 
 def project_imports(path: Path, module: str) -> set[str]:

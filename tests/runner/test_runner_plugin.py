@@ -2,7 +2,7 @@
 outcomes, failure messages, xdist, record and replay.
 
 The device is the real replay adapter reading hand-written observation files.
-The fixture vectors (tests/runner_vectors/) carry spec test values; the observations
+The fixture vectors (tests/runner/runner_vectors/) carry spec test values; the observations
 below are written by hand from the same spec tests (or deliberately wrong, to see
 the failure), never produced by the code under test.
 """
@@ -149,7 +149,7 @@ def test_markers_select_by_operation_and_kind_under_strict_markers(avs):
     by_name = avs.run("--device", device, "-k", "e8m0", "--collect-only", "-q")
     assert [line for line in by_name.outlines if line.startswith("test_avs.py::")] == [f"test_avs.py::{E8M0}"]
     # Every catalog operation is a declared marker: a shipped TAND file under --strict-markers.
-    tand = Path(__file__).resolve().parents[1] / "vectors" / "PTO-AVS-TILE-TAND-BITS-001.yaml"
+    tand = Path(__file__).resolve().parents[2] / "vectors" / "PTO-AVS-TILE-TAND-BITS-001.yaml"
     selected = avs.run("--device", "golden:pto-v0", "--vectors", str(tand), "--strict-markers", "-m",
                        "tand and execution", "--collect-only", "-q")
     assert selected.ret == 0
