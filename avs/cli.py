@@ -39,6 +39,30 @@ def _disasm(args) -> int:
     return 0
 
 
+def _counts(args) -> int:
+    """The figures that change as the project grows, computed, so no document types them."""
+    from ..contract.loader import PROJECT_PREFIX, VECTORS_DIR, load_paths
+    from ..contract.spec_data import load
+    from ..device_model.ops import installed, registry  # noqa: F401  (installed: every operation registers)
+    from ..plugins.mutants import MUTANTS
+    units = load("tile-avs-catalog")["units"]
+    spec_tests = {test for unit in units for test in unit["tests"]}
+    files = load_paths([VECTORS_DIR])
+    cases = [case for loaded in files for case in loaded.cases]
+    spec_files = [loaded for loaded in files if not loaded.vector_id.startswith(PROJECT_PREFIX)]
+    per_profile = {p: sum(p in case.profiles for case in cases) for p in ("pto-v0", "hw-ieee")}
+    print(f"operations modelled: {len(registry.names())} of the catalog's {len(units)}")
+    print(f"spec test points with a vector file: {len(spec_tests & {f.vector_id for f in files})}"
+          f" of the catalog's {len(spec_tests)}")
+    print(f"vector files: {len(files)} ({len(spec_files)} spec test IDs, "
+          f"{len(files) - len(spec_files)} {PROJECT_PREFIX}*)")
+    print(f"cases: {len(cases)} (pto-v0 {per_profile['pto-v0']}, hw-ieee {per_profile['hw-ieee']})")
+    print(f"golden-model items of pytest avs/ (a case once per profile it holds under): "
+          f"{sum(per_profile.values())}")
+    print(f"mutants: {len(MUTANTS)}")
+    return 0
+
+
 def _register(subparsers, name, handler, help_text, configure):
     parser = subparsers.add_parser(name, help=help_text, description=help_text)
     configure(parser)
@@ -65,6 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
     from ..reports import coverage, render  # ADR coverage and the Allure 3 HTML report
     _register(subparsers, "coverage", coverage.run, coverage.DESCRIPTION, coverage.add_arguments)
     _register(subparsers, "allure-html", render.run, render.DESCRIPTION, render.add_arguments)
+    _register(subparsers, "counts", _counts,
+              "print the figures that change as the project grows: operations modelled, spec test "
+              "points with a vector, vector files, cases, pytest avs/ items, mutants", lambda p: None)
     return parser
 
 
