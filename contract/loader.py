@@ -420,7 +420,7 @@ def peek_file(path: Path, catalog: Optional[Catalog] = None, cache=_USE_DEFAULT)
     cache = default_cache() if cache is _USE_DEFAULT else cache
     try:
         data, key = _read(Path(path), catalog, cache)
-        result = cache.get(key) if key else None
+        result = cache.get(key, result_shaped) if key else None
         if result is not None:
             labels = [entry[1]["name"] if entry[0] == "case" else entry[1] for entry in result["entries"]]
             return Peek(result["operation"], result["kind"], tuple(result["adrs"]), tuple(labels))
@@ -463,7 +463,7 @@ def _cached_result(path: Path, catalog: Catalog, cache: Optional[VectorCache]) -
         data, key = _read(path, catalog, cache)
     except _FileProblem as exc:
         return _file_result(str(exc))
-    result = cache.get(key) if key else None
+    result = cache.get(key, result_shaped) if key else None
     if result is None:
         result = _load(path.name, data, catalog, schema_validator())
         if key:
@@ -480,6 +480,30 @@ def _file_result(problem: str, raw=None, catalog: Optional[Catalog] = None) -> d
     if isinstance(raw, dict):
         result.update(_metadata(raw, catalog))
     return result
+
+
+_RESULT_KEYS = frozenset(("id", "operation", "kind", "adrs", "error", "entries"))
+_CASE_KEYS = frozenset(f for f in Case.__dataclass_fields__ if f != "path")
+
+
+def result_shaped(value) -> bool:
+    """Whether a cache entry's value has the shape ``_file_result`` gives (the cache holds any
+    bytes someone left there: an entry of the right key but another structure is a miss)."""
+    if not isinstance(value, dict) or value.keys() != _RESULT_KEYS:
+        return False
+    if not isinstance(value["entries"], (list, tuple)) or not isinstance(value["adrs"], (list, tuple)):
+        return False
+    if not all(isinstance(value[k], (str, type(None))) for k in ("id", "operation", "kind", "error")):
+        return False
+    for entry in value["entries"]:
+        if not isinstance(entry, (list, tuple)) or not entry:
+            return False
+        if entry[0] == "case":
+            if len(entry) != 2 or not isinstance(entry[1], dict) or entry[1].keys() != _CASE_KEYS:
+                return False
+        elif entry[0] != "error" or len(entry) != 3 or not all(isinstance(x, str) for x in entry[1:]):
+            return False
+    return True
 
 
 def _from_result(loaded: VectorFile, result: dict) -> VectorFile:
@@ -691,7 +715,7 @@ def _check_case(raw_case: dict) -> Optional[str]:
     return None
 
 
-# Operations whose hw-ieee results the profile does not pin (SPEC-CHOICES row 20): only their
+# SPEC-CHOICE 20: operations whose hw-ieee results the profile does not pin: only their
 # cases may carry expect.ulp_tolerance, and only under hw-ieee alone.
 TOLERANCE_OPERATIONS = ("TEXP", "TLOG")
 

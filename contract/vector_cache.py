@@ -21,6 +21,7 @@ import hashlib
 import marshal
 import os
 import re
+import stat
 import sys
 import tempfile
 import time
@@ -124,16 +125,20 @@ class VectorCache:
     def _path(self, key: str) -> Path:
         return self.directory / f"{key}.marshal"
 
-    def get(self, key: str):
+    def get(self, key: str, accept=None):
+        """The value stored under ``key``, or None (a miss): also for an entry that is not a
+        regular file, cannot be read or unmarshalled, holds another key, or whose value
+        ``accept(value)`` (when given) refuses."""
         path = self._path(key)
         collecting = gc.isenabled()
         gc.disable()  # (thousands of fresh containers: the cycle collector would only slow this)
         try:
-            with open(path, "rb") as handle:
-                stored_key, value = marshal.loads(handle.read())  # (marshal.load reads in small pieces)
+            stored_key, value = marshal.loads(_read_regular(path))
             if stored_key != key:
                 raise ValueError("entry of another key")
-        except (OSError, EOFError, ValueError, TypeError):
+            if accept is not None and not accept(value):
+                raise ValueError("entry of another structure")
+        except Exception:  # any bytes at all in the cache folder: a damaged entry is a miss
             self.misses += 1
             return None
         finally:
@@ -182,6 +187,26 @@ class VectorCache:
                         os.unlink(entry.path)
         except OSError:
             pass
+
+
+MAX_ENTRY_BYTES = 64 * 1024 * 1024  # far above any entry (a loaded 4 MB vector file is a few MB)
+
+
+def _read_regular(path: Path) -> bytes:
+    """The bytes of the regular file at ``path``, opened without blocking and without following
+    a final symlink (a FIFO, a device or a link there is never read: OSError)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path}: not a regular file")
+        if info.st_size > MAX_ENTRY_BYTES:
+            raise OSError(f"{path}: {info.st_size} bytes, more than an entry holds")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(MAX_ENTRY_BYTES + 1)  # (marshal.load would read in small pieces)
+    finally:
+        os.close(fd)
 
 
 @lru_cache(maxsize=None)
