@@ -25,7 +25,7 @@ from .padding import PAD_NAMES
 from .state import (PE_MASK_OF_MODE, SIZE_CODE_BYTES, MachineState, allocation_bytes,
                     descriptor_configured, logical_capacity, new_ordinary_tile, shape_legal)
 
-# SPEC-CHOICE: the B.IOT contract says a fifth effective binding faults; the executable
+# SPEC-CHOICE 15: the B.IOT contract says a fifth effective binding faults; the executable
 # model holds PTO_BUNDLE_TILE_BINDING_COUNT = 16 bindings and rejects the 17th with
 # Fault_TileLegality (digest §7.16). The executable bound is used.
 BINDING_LIMIT = 16
@@ -319,7 +319,7 @@ def layout_transform(code: int):
     """(source layout, destination layout) of a B.DATR Layout transform code."""
     layouts = transform_layouts(code)
     if layouts is None:
-        # SPEC-CHOICE: in a bundle, Layout codes 21..26 never get here (commit routes
+        # SPEC-CHOICE 7: in a bundle, Layout codes 21..26 never get here (commit routes
         # them to the CUBE transport path first: Fault_IllegalInstruction). A direct TCVT
         # call with such a code reaches the spec's layout mapping, which is `unreachable`
         # for them (TileDataLayoutSourceLayout, digest §7.7); the model rejects the call

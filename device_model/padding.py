@@ -2,11 +2,11 @@
 
 Facts from asl/tile/model/definedness/elements.asl (TilePadValueForDataType):
 Zero and Null store 0 (Null leaves the coordinate undefined); Max and Min store
-the Word tabulated per DataType. Types without an entry in the table take the
-spec's "otherwise" value: the all-ones Word for Max, 0x8000000000000000 for Min
-(so S4X2 Max pads -1 and S4X2 Min pads 0 once packed; E8M0 Max pads the NaN
-code). The signed Min values are not sign-extended. Writes to a packed carrier
-keep only the element bits of these Words.
+the Word tabulated per DataType. SPEC-CHOICE 11: types without an entry in the
+table take the spec's "otherwise" value: the all-ones Word for Max,
+0x8000000000000000 for Min (so S4X2 Max pads -1 and S4X2 Min pads 0 once packed;
+E8M0 Max pads the NaN code). The signed Min values are not sign-extended. Writes
+to a packed carrier keep only the element bits of these Words.
 """
 from __future__ import annotations
 

@@ -40,7 +40,7 @@ PE_MASK_OF_MODE = (0b0000, 0b1000, 0b0100, 0b0010, 0b0001, 0b1100, 0b1110, 0b111
 PE_MODE_OF_MASK = {mask: mode for mode, mask in enumerate(PE_MASK_OF_MODE)}
 SIZE_CODE_BYTES = {code: 64 << code for code in range(1, 13)}  # 1: 128 B ... 10: 64 KiB
 NUMERIC, PREDICATE = "numeric", "predicate"  # TileStorageKind
-# SPEC-CHOICE: TilePredicateLogicalIndex ranges over {0..16383}, so the executable spec cannot
+# SPEC-CHOICE 30: TilePredicateLogicalIndex ranges over {0..16383}, so the executable spec cannot
 # address a predicate element past 16383 (ConfigurePredicateTileForMask itself allows up to
 # PTO_MODEL_TILE_ELEMENTS). The model holds predicate tiles of at most 16384 elements; a
 # predicate destination of more is Fault_TileAllocation.

@@ -22,7 +22,7 @@ from typing import Optional
 from .. import dtypes
 
 CONCRETE_TYPES = frozenset(dtypes.BY_CODE)
-# SPEC-CHOICE: the DataType field domain lists code 31 as reserved and the hardware
+# SPEC-CHOICE 10: the DataType field domain lists code 31 as reserved and the hardware
 # profile's reserved list omits it, while the executable B.DATR accepts 31 as
 # DTYPE_NONE (digest §7.9): B.DATR allows the 25 concrete codes and 31, BSTART only
 # the 25 concrete codes, as the catalog constraints and the ASL do (BSTART.TMOV

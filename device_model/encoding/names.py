@@ -94,7 +94,7 @@ BSTART_OPERATIONS = {
 
 # GPR selector 0..23 -> assembly name (field domain PTO-FIELD-BLOCK-GPR-SELECTOR);
 # selectors 24..31 are reserved and have no name.
-# SPEC-CHOICE: that field domain names selector 1 sp and 2 a0, while the executable
+# SPEC-CHOICE 18: that field domain names selector 1 sp and 2 a0, while the executable
 # frame model takes GPR 2 as the stack pointer (PTO_FRAME_SP_INDEX; FENTRY's ring
 # R2..R23 "containing sp"). The names follow the field domain, the spec's only name
 # table; FENTRY/FEXIT/FRET keep their fixed "sp!" token. Only spelling depends on it.

@@ -18,7 +18,7 @@ decision 2 for overflow). Intermediates stay uint64 where they fit in 62 bits;
 FP64 division, square root, fma and remainder, and rsqrt above 16 bits, use
 Python ints (``wide``).
 
-Decisions where IEEE 754 and the profile are silent (SPEC-CHOICE):
+Decisions where IEEE 754 and the profile are silent (SPEC-CHOICE 19):
 - exact cancellation (x + -x, +0 + -0, a*b + c) is +0 in every mode except RTM,
   which gives -0; RNA, RTO and RHB count as not rounding toward -infinity;
 - ``rem`` is TREM's floor modulo (a nonzero result has the divisor's sign):

@@ -9,9 +9,9 @@ NaN -> 0 with NV and +-Inf -> the endpoint with OF|NX, whatever Sat; finite
 values round under the mode, NX iff inexact, then Sat=1 clamps and Sat=0 wraps
 modulo 2**8, neither raising a further flag.
 
-hw-ieee (digest 7.11; project choice shared with the vector reference): the
-same single rounding and the same wrap/clamp of finite results (the
-operation's Sat contract, no NV or OF), but NaN and infinities are an invalid
+hw-ieee (SPEC-CHOICE 12, digest 7.11; project choice shared with the vector
+reference): the same single rounding and the same wrap/clamp of finite results
+(the operation's Sat contract, no NV or OF), but NaN and infinities are an invalid
 float-to-integer conversion (conversion.float_to_integer_invalid): Sat=0 ->
 the indefinite value (S8 0x80, U8 0xFF), Sat=1 -> 0 for NaN and the endpoint
 for an infinity, NV only. So the profiles differ only for NaN (pto-v0 gives 0

@@ -1,6 +1,6 @@
 """hw-ieee natural exponential and logarithm, correctly rounded (a project choice).
 
-SPEC-CHOICE: the hardware profile says only that TEXP/TLOG compute "the selected
+SPEC-CHOICE 20: the hardware profile says only that TEXP/TLOG compute "the selected
 profile's same-type natural exponential/logarithm" with IEEE special values and
 status (TileSFUUnarySpecialValue fixes the special operands); it pins no
 accuracy. The golden model returns the correctly rounded result (IEEE 754-2019

@@ -10,7 +10,7 @@ raw 64-bit carriers; hw-ieee rounds once under DefaultNumericExecutionControl
 (RNE) with IEEE status. A zero integer divisor never reaches these functions:
 the operations reject it first.
 
-SPEC-CHOICE: the operation documents give smaller type sets than the executable
+SPEC-CHOICE 24: the operation documents give smaller type sets than the executable
 legality (TileVecArithmeticDataTypeSupported, 16 types): TADD, TSUB, TADDS and
 TSUBS list nine (no FP64, TF32, HF32, E4M3, E5M2, S64, U64), TMUL, TDIV, TREM,
 TDIVS and TREMS seven (no S8, U8 either), TFMA three (FP16, FP32, BF16, while the

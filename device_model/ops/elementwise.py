@@ -207,7 +207,7 @@ class TileBinary(Elementwise):
         if self.checks_encodings and left.dtype.is_float and not (
                 source_encodings_valid(left, limit) and source_encodings_valid(right, limit)):
             raise tile_legality(f"{self.NAME}: a source holds an invalid {left.dtype.name} encoding")
-        # SPEC-CHOICE: TilePayloadNonzero tests whole Words, but TileIntegerDivRemValue
+        # SPEC-CHOICE 25: TilePayloadNonzero tests whole Words, but TileIntegerDivRemValue
         # divides the element values and asserts a nonzero divisor, so a Word with zero
         # element bits and nonzero upper bits passes legality and then stops the ASL. The
         # model rejects any zero divisor element (Fault_TileLegality), as TDIVS does.
@@ -215,12 +215,12 @@ class TileBinary(Elementwise):
             raise tile_legality(f"{self.NAME}: an integer divisor element is zero")
 
     def status(self, flags, profile: str) -> int:
-        # SPEC-CHOICE: the TMAX/TMIN documents say a signaling NaN reports invalid, but
+        # SPEC-CHOICE 22: the TMAX/TMIN documents say a signaling NaN reports invalid, but
         # ExecuteTileBinary evaluates TileProfileBinary, which drops the flags of
         # TileProfileBinaryWithFlags (the tile-scalar forms record them). pto-v0
         # follows the executable ASL (no status); hw-ieee reports NV as the documents
         # and the profile's exception model say.
-        # SPEC-CHOICE: TADD, TSUB, TMUL, TDIV and TREM lose their NumericStatus the
+        # SPEC-CHOICE 23: TADD, TSUB, TMUL, TDIV and TREM lose their NumericStatus the
         # same way; pto-v0 records none, hw-ieee records all five IEEE flags (the
         # hardware profile's exception model).
         return super().status(flags, profile) if profile == "hw-ieee" else 0

@@ -11,7 +11,7 @@ before rounding (an inexact result below the smallest normal gets UF|NX even
 if it rounds up to it), return +-Inf on overflow unless Sat (FP32/FP16/BF16),
 and encode FP8 by a nearest search over the finite codes.
 
-SPEC-CHOICE: the hardware profile's general rule detects tininess after rounding,
+SPEC-CHOICE 13: the hardware profile's general rule detects tininess after rounding,
 but its reference_model_relation declares the B.FPATR postprocess bit-exact in the
 ASL, whose encoders detect it before rounding (digest §7.12); both profiles use
 the ASL encoders here.

@@ -35,7 +35,7 @@ U64 = np.uint64
 _C = ValueClass
 # TileCompareDataTypeSupported and TileSelectDataTypeSupported both return
 # TileVecArithmeticDataTypeSupported (comparison.asl).
-# SPEC-CHOICE: the TCMP/TCMPS documents list nine source types and the TSEL/TSELS
+# SPEC-CHOICE 26: the TCMP/TCMPS documents list nine source types and the TSEL/TSELS
 # documents seventeen (HiF8, E3M2, E2M3, E8M0 among them, FP64/S64/U64 excluded); the
 # executable ASL and the spec's TYPES test points accept exactly the sixteen of
 # TileVecArithmeticDataTypeSupported. The executable set is used.
@@ -58,7 +58,7 @@ def compare(dtype, profile: str, cmode: int, left, right):
     lc, rc = classify(left, dtype), classify(right, dtype)
     nan = (lc >= _C.QUIET_NAN) | (rc >= _C.QUIET_NAN)
     zero = ((lc == _C.POSITIVE_ZERO) | (lc == _C.NEGATIVE_ZERO)) & ((rc == _C.POSITIVE_ZERO) | (rc == _C.NEGATIVE_ZERO))
-    # SPEC-CHOICE (row 27): TileProfileFloatingCompare decides equality on the whole 64-bit
+    # SPEC-CHOICE 27: TileProfileFloatingCompare decides equality on the whole 64-bit
     # Words, so bits above the element make equal elements unequal; pto-v0 follows it,
     # hw-ieee compares the values (the element bits).
     same = left == right if profile == "pto-v0" or dtype.bits == 64 else \
@@ -324,7 +324,7 @@ class TileSelectScalar(_Select):
 
     def schema_operands_legal(self, state: MachineState, block) -> bool:
         """SelectedBundleClosedTSELSSchemaLegal's operand rules.
-        SPEC-CHOICE: the TSELS document says selected payloads need no valid encoding, but
+        SPEC-CHOICE 29: the TSELS document says selected payloads need no valid encoding, but
         the executable closed schema checks the true source with
         SelectedBundleTileScalarSourceLegal, which includes TileSourceEncodingsValid; a
         bundle rejects an invalid true-source encoding (a direct call does not)."""

@@ -9,7 +9,7 @@ infinities, negative values, LOG's one) take the spec's fixed results and
 flags; pto-v0 returns the reference profile's raw-carrier hooks for the rest,
 hw-ieee the correctly rounded value (RNE; TEXP/TLOG: ``numeric.transcendental``).
 
-SPEC-CHOICE: the documents of these five operations accept exactly FP16, FP32 and
+SPEC-CHOICE 24: the documents of these five operations accept exactly FP16, FP32 and
 BF16; the executable TileUnaryDataTypeSupported accepts the eight floating types of
 TileFloatingElementwiseDataTypeSupported, as TSQRT-TYPES-001 and TEXP-TYPES-001
 assert (FP64, E4M3, E5M2 legal). The executable set is used.

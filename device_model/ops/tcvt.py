@@ -36,7 +36,7 @@ def gpr_values_check(state: MachineState, block: BlockState):
 
 def pair_supported(source, destination) -> bool:
     """HardwareTCVTTypePairSupported: E8M0 only from FP16, BF16 or FP32.
-    SPEC-CHOICE: the TCVT contract states the restriction "under the named
+    SPEC-CHOICE 14: the TCVT contract states the restriction "under the named
     hardware profile", but the executable spec enforces it unconditionally, so
     both profiles reject other sources (digest §7.13)."""
     return destination.name != "E8M0" or source.name in E8M0_SOURCES
@@ -82,7 +82,7 @@ def operands_check(tiles, destination_index: int, source_index: int, canonicaliz
                    layout_code: int, limit: int):
     """TileOperandsLegal_TCVT.
 
-    SPEC-CHOICE: the TCVT documentation says shape/capacity mismatches fault with
+    SPEC-CHOICE 8: the TCVT documentation says shape/capacity mismatches fault with
     Fault_TileLegality before destination allocation; the executable spec checks
     LB0/LB1/LB2 and the TSize-derived rows against the source only here, after
     allocation (rolled back), and a TSize or Col that cannot form a descriptor is

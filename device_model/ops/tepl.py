@@ -28,7 +28,7 @@ from .common import Publication
 def commit_bundle(state: MachineState, block, profile: str, op) -> Publication:
     if block.shared:
         raise tile_legality("TEPL operations take no Shared (B.IOS) binding")
-    # SPEC-CHOICE: the operation documents list a bad B.IOR among the closed-schema
+    # SPEC-CHOICE 9: the operation documents list a bad B.IOR among the closed-schema
     # (Fault_TileLegality) failures; the executable order checks binding completeness
     # first, so a nonzero surplus B.IOR field (or a wrong binding count) is
     # Fault_BundleControl (digest §7.8). The executable order is used.

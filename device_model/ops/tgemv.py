@@ -102,7 +102,7 @@ def commit_bundle(state: MachineState, block: BlockState, profile: str) -> Publi
         raise bundle_control("a Matrix block needs exactly one B.FPATR")
     fpatr = block.fpatr
     left = block.data_type
-    # SPEC-CHOICE: a present B.DATR with DataType 31 (DTYPE_NONE) reaches an ASL
+    # SPEC-CHOICE 3: a present B.DATR with DataType 31 (DTYPE_NONE) reaches an ASL
     # assertion (TileDataTypeFromEncoding(31)) in the cube path (digest §7.5); the
     # model treats it, like every non-MX BType, as Fault_TileLegality. A present
     # B.DATR with DataType 0 selects FP64 (not an MX type): Fault_TileLegality.
@@ -123,7 +123,7 @@ def commit_bundle(state: MachineState, block: BlockState, profile: str) -> Publi
                             "(C, A, [A-scale], B, [B-scale], postprocess sources; D and enabled "
                             "reduction outputs; no B.IOS; no surplus B.IOR field)")
     quant_param, relu_param = _scalar_parameters(state, block, mode, relu)
-    # SPEC-CHOICE: the contract says PreQuantMode 0 requires B.DATR RMode = 0 and Sat = 0
+    # SPEC-CHOICE 4: the contract says PreQuantMode 0 requires B.DATR RMode = 0 and Sat = 0
     # (BundleFPATRDATRFieldsLegal), but the executable cube path never applies that rule
     # nor TileOperationDATRFieldsLegal (digest §7.5); only Layout, PadValue, CMode and
     # Canonicalize are checked, as the ASL does.
@@ -160,7 +160,7 @@ def commit_bundle(state: MachineState, block: BlockState, profile: str) -> Publi
         raise tile_legality("B must be a defined CUBE_N8 KxN tile of the B type")
     if needs_scale(right) and not _scale_legal(b_scale, scale_blocks(k), n, limit):
         raise tile_legality("B-scale must be a defined RowMajor E8M0 tile of ceil(K/32) x N")
-    # SPEC-CHOICE: the executable bundle rule compares C's encoded 6-bit source
+    # SPEC-CHOICE 5: the executable bundle rule compares C's encoded 6-bit source
     # index with D's 2-bit DstTile hand (BundleMatrixAccumulatorDestinationIndicesDistinct),
     # so C = tile 2 with D in hand M (2) is rejected; the JSON profile's
     # matrix.destination_aliasing and the cube.asl header say D == C is allowed
@@ -170,7 +170,7 @@ def commit_bundle(state: MachineState, block: BlockState, profile: str) -> Publi
     if not m_layout_legal(layout, m):
         raise tile_legality("A's layout cannot hold M rows")
 
-    # SPEC-CHOICE: ADR 0047 says matrix operations ignore the bundle RMode; the executable
+    # SPEC-CHOICE 16: ADR 0047 says matrix operations ignore the bundle RMode; the executable
     # post-processing takes its rounding and saturation from B.DATR RMode/Sat (digest §7.18).
     controls = Controls(dict(fpatr), block.datr_field("RMode"), block.saturating())
     indices, new_tiles = _allocate(state, block, m, n, layout, controls)
@@ -273,7 +273,7 @@ def accumulate(acc, a, a_type: str, a_scale, b, b_type: str, b_scale, profile: s
         left = a * a_scale if a_scale is not None else a
         right = b * b_scale if b_scale is not None else b
         return acc + np.sum(left[:, None] * right, axis=0, dtype=U64), 0
-    # SPEC-CHOICE: the hardware profile fixes the FMA order and rounding of the MX dot
+    # SPEC-CHOICE 17: the hardware profile fixes the FMA order and rounding of the MX dot
     # product but states no flag rule for it; each step's IEEE flags are ORed into the
     # status (the reference profile raises none).
     flags = 0
@@ -352,7 +352,7 @@ def direct(state: MachineState, call: dict, profile: str) -> Publication:
     controls = Controls(call["fpatr"], call["rounding"], call["sat"])
     left = call["atype"] or (a.dtype if a is not None else None)
     right = call["btype"] or left
-    # SPEC-CHOICE: the direct rule requires TileIndex D != C (TileOperandsLegal_TMATMUL_MX_ACC);
+    # SPEC-CHOICE 6: the direct rule requires TileIndex D != C (TileOperandsLegal_TMATMUL_MX_ACC);
     # the JSON profile's destination_aliasing allows D == C (digest §7.6). pto-v0
     # follows the ASL.
     if call["dst"] == call["acc"]:

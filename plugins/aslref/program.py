@@ -313,9 +313,9 @@ def case_function(number: int, case: Case, contracts: dict) -> tuple[str, list[s
     of its steps (raises ValueError when the case cannot be written)."""
     steps = program_steps(case.program, contracts, f"AVSCase{number}")
     body = _state_lines(case.state)
-    # SPEC-CHOICE: the program ends at the first step not executed. The spec keeps the block open
+    # SPEC-CHOICE 21: the program ends at the first step not executed. The spec keeps the block open
     # (the trap context saves it; a later BSTART would first commit it), but a vector's program ends at
-    # its first fault, so nothing ever continues it (vectors/SPEC-CHOICES.md, open block after a fault).
+    # its first fault, so nothing ever continues it (vectors/SPEC-CHOICES.md row 21).
     body += [f"if !{call} then return TRUE; end;" for call, _, _ in steps]
     text = (f"// {case.id}\n" + "".join(needed for _, _, needed in steps if needed)
             + f"func AVSCase{number}() => boolean\nbegin\n"
