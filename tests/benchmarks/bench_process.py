@@ -89,7 +89,7 @@ def main() -> int:
             for title, cases in workloads:
                 rows, cols = cases[0].state["tiles"][0]["valid"]
                 elements = rows * cols * len(cases)
-                runs = [(f"process batch 1", process, 1), (f"process batch {process.batch_size}", process,
+                runs = [("process batch 1", process, 1), (f"process batch {process.batch_size}", process,
                                                           process.batch_size)]
                 if golden is not None:
                     runs.append(("golden (in-process)", golden, len(cases)))

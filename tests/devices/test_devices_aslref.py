@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from pto_avs.avs import spec_check
-from pto_avs.contract.case import Case, Observation
+from pto_avs.contract.case import Case
 from pto_avs.contract.compare import compare
 from pto_avs.plugins.aslref import output, program
 from pto_avs.plugins.aslref.spec import ASLREF_ENV, SPEC_ENV, Spec, describe_error, locate, source_lines

@@ -110,8 +110,8 @@ def test_default_devices_then_record_and_replay(pytester):
     names = outcomes(pytester.path / "a.xml")
     assert "u8-seven-times-three[golden:hw-ieee]" in names and "u8-in-place-zero-pad[golden:pto-v0]" in names
     for label in ("golden:pto-v0", "golden:hw-ieee"):
-        again = pytester.runpytest(*vectors, "--device", f"replay:{record}@{label}",
-                                   f"--junitxml={pytester.path / 'b.xml'}")
+        pytester.runpytest(*vectors, "--device", f"replay:{record}@{label}",
+                           f"--junitxml={pytester.path / 'b.xml'}")
         replayed = outcomes(pytester.path / "b.xml")
         assert replayed == {name.replace(f"[{label}]", ""): outcome for name, outcome in names.items()
                             if name.endswith(f"[{label}]")}

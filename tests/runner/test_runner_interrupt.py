@@ -160,7 +160,7 @@ def assert_incomplete_or_absent(path: Path, output: str) -> None:
         return
     header = json.loads(path.read_text())
     assert header["complete"] is False and header["incomplete"].startswith("run interrupted"), header
-    assert f"INCOMPLETE recording (run interrupted" in output and f"replay:partial:{path}" in output, output
+    assert "INCOMPLETE recording (run interrupted" in output and f"replay:partial:{path}" in output, output
     with pytest.raises(ValueError, match=r"is incomplete \(run interrupted.*--device replay:partial:"):
         open_device(f"replay:{path}")
     device = open_device(f"replay:partial:{path}")
