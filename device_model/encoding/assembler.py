@@ -1,6 +1,6 @@
 """Assembly text -> instruction words.
 
-Two spellings are accepted for every command (README "Assembly", vectors/FORMAT.md):
+Two spellings are accepted for every command (docs/assembly.md, vectors/FORMAT.md):
 
 - the spec's canonical syntax, as each instruction contract writes it
   (``B.DATR {NORM, FP32, Zero, EQ, RNE, 0, 0}``, ``B.DIM a0, 16, ->LB0``,

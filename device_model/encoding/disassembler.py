@@ -1,7 +1,7 @@
 """Instruction words -> canonical assembly text.
 
 Total over every word: a word of any 16/32-bit form of the spec disassembles to
-the spec's canonical syntax (README "Assembly"), which assembles back to the
+the spec's canonical syntax (docs/assembly.md), which assembles back to the
 same word; reserved field values are written as numbers (``BSTART.TLOAD 15``,
 ``B.DATR {NORM, FP32, Zero, 7, Default, 0, 0}``, ``R24``), bits a form neither
 fixes nor defines as ``->U<0>`` on a source-only B.IOT, and branch targets as

@@ -8,7 +8,7 @@ peer's element function (``plugins/ml_dtypes_device.numpy_element``: binary32 nu
 FP16/BF16 rounded once more) and compared with the element value the vector expects
 (the independent reference's). Disagreements are split into NaN results (the peer keeps
 numpy's NaN sign and payload, the profile gives the canonical NaN: a known divergence)
-and any other; the double-rounding argument (README, "Peers") says the latter is zero.
+and any other; the double-rounding argument (plugins/README.md, "Peers") says the latter is zero.
 Prints one line per operation and type; exits 1 when a non-NaN disagreement exists.
 """
 from __future__ import annotations

@@ -323,7 +323,7 @@ def test_spec_check_on_the_recording_prints_agreement_per_operation(capsys, ship
 # live: the real interpreter and spec checkout
 
 LIVE_REASON = (f"live aslref tests need {ASLREF_ENV} (the aslref interpreter) and {SPEC_ENV} (a pto-spec checkout "
-               "after 'make build'); see README 'The executable spec as a device'")
+               "after 'make build'); see plugins/aslref/README.md")
 live = pytest.mark.skipif(not (os.environ.get(ASLREF_ENV) and os.environ.get(SPEC_ENV)), reason=LIVE_REASON)
 
 

@@ -1,7 +1,7 @@
 """The numpy/ml_dtypes peer for TADD, TSUB, TMUL, TDIV and TSQRT (plugins/ml_dtypes_device.py).
 
 binary32 numpy, FP16 and BF16 rounded once more from binary32: by the double-rounding
-argument (README, "Peers") the peer equals one IEEE rounding of the exact result, so it
+argument (plugins/README.md, "Peers") the peer equals one IEEE rounding of the exact result, so it
 must agree with the independent hw-ieee reference (vectors/reference/arithmetic.py) on
 every element whose result is not a NaN (NaN sign and payload are numpy's).
 """

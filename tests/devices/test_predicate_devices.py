@@ -90,7 +90,7 @@ def test_golden_device_reports_predicate_tiles(profile):
     assert tile.storage_kind == "predicate" and tile.bytes[:2] == [0x55, 0x01]
 
 
-LIVE_REASON = f"live aslref tests need {ASLREF_ENV} and {SPEC_ENV}; see README 'The executable spec as a device'"
+LIVE_REASON = f"live aslref tests need {ASLREF_ENV} and {SPEC_ENV}; see plugins/aslref/README.md"
 
 
 @pytest.mark.skipif(not (os.environ.get(ASLREF_ENV) and os.environ.get(SPEC_ENV)), reason=LIVE_REASON)
