@@ -192,8 +192,8 @@ def test_the_quick_start_is_the_two_commands():
 @pytest.mark.parametrize("doc", [README, *(ROOT / "docs").glob("*.md"), ROOT / "plugins" / "README.md",
                                  ROOT / "plugins" / "aslref" / "README.md", ROOT / "tests" / "README.md"],
                          ids=lambda p: str(p.relative_to(ROOT)))
-def test_every_pto_avs_command_parses(doc):
-    parser = build_parser()
+def test_every_pto_avs_command_parses(doc, cli_parser):
+    parser = cli_parser
     for words in _commands(doc):
         if words[0] == "pto-avs":
             with contextlib.redirect_stderr(io.StringIO()) as err:
@@ -201,6 +201,11 @@ def test_every_pto_avs_command_parses(doc):
                     parser.parse_args(words[1:])
                 except SystemExit:
                     pytest.fail(f"{doc.name}: {shlex.join(words)}: {err.getvalue().strip()}")
+
+
+@pytest.fixture(scope="module")
+def cli_parser():
+    return build_parser()
 
 
 @pytest.fixture(scope="module")
