@@ -50,6 +50,72 @@ def split_cases(stdout: str) -> dict[int, CaseOutput]:
     return cases
 
 
+class CaseStream:
+    """The interpreter's stdout read as it arrives (``feed``), one case at a time: a case's
+    lines are kept only until its ``Q`` line, then turned into its Observation (``answers``),
+    so memory is bounded by the largest case, not the whole output. ``max_case_bytes``
+    bounds what one case (or the text outside any case, or one line) may print; past it
+    ``feed`` returns the problem and the run is to be stopped."""
+
+    def __init__(self, steps: dict, max_case_bytes: int):
+        self.steps = steps  # case number -> its step descriptions; only these numbers are read
+        self.max_case_bytes = max_case_bytes
+        self.answers: dict[int, Observation] = {}
+        self.started: set[int] = set()  # cases whose C line was read
+        self.current: Optional[int] = None
+        self.lines: list[str] = []
+        self.size = 0  # bytes of the current case (or of the text outside any case)
+        self.pending = bytearray()  # an unfinished line
+
+    def feed(self, data: bytes) -> Optional[str]:
+        """Read a chunk; the problem when a bound is exceeded (else None)."""
+        if b"\n" not in data:
+            self.pending += data
+            return self._over(len(self.pending))
+        self.pending += data
+        *complete, rest = bytes(self.pending).split(b"\n")
+        self.pending = bytearray(rest)
+        for raw in complete:
+            problem = self._line(raw.decode(errors="replace"))
+            if problem:
+                return problem
+        return self._over(self.size + len(self.pending))
+
+    def finish(self) -> None:
+        """The output ended: an unfinished last line is read as a line."""
+        if self.pending:
+            self._line(bytes(self.pending).decode(errors="replace"))
+            self.pending = bytearray()
+
+    def _over(self, size: int) -> Optional[str]:
+        if size <= self.max_case_bytes:
+            return None
+        where = f"case {self.current}" if self.current is not None else "the text outside any case"
+        return (f"{where} printed more than {self.max_case_bytes} bytes, the bound of one case's output; "
+                f"the interpreter run was stopped")
+
+    def _line(self, line: str) -> Optional[str]:
+        number = _case_number(line, "C ")
+        if number is not None and number in self.steps:
+            self.current, self.lines, self.size = number, [], 0
+            self.started.add(number)
+            return None
+        if self.current is not None and _case_number(line, "Q ") == self.current:
+            self.answers[self.current] = observation(CaseOutput(self.current, self.lines, True),
+                                                     self.steps[self.current])
+            self.current, self.lines, self.size = None, [], 0
+            return None
+        self.size += len(line) + 1
+        if self.current is not None:
+            self.lines.append(line)
+        return self._over(self.size)
+
+
+def _case_number(line: str, prefix: str) -> Optional[int]:
+    text = line[len(prefix):]
+    return int(text) if line.startswith(prefix) and text.isascii() and text.isdigit() else None
+
+
 def _name(text: str, prefix: str) -> str:
     if not text.startswith(prefix):
         raise OutputError(f"expected a {prefix}* name, got {text!r}")
