@@ -4,3 +4,7 @@ from . import (tabs, tand, tcvt, texpands, tgemv, tmax, tmaxs, tmin, tmins, tmul
 from . import (tadd, tadds, tdiv, tdivs, texp, tfma, tlog, tmul, trecip, trem, trems,  # noqa: F401
                trsqrt, tsqrt, tsub, tsubs)
 from . import tcmp, tcmps, tsel, tsels  # noqa: F401
+from . import (tcolexpand, tcolexpandadd, tcolexpanddiv, tcolexpandexpdif, tcolexpandmax,  # noqa: F401
+               tcolexpandmin, tcolexpandmul, tcolexpandsub, tpartadd, tpartmax, tpartmin, tpartmul,
+               trowexpand, trowexpandadd, trowexpanddiv, trowexpandexpdif, trowexpandmax, trowexpandmin,
+               trowexpandmul, trowexpandsub)

@@ -12,9 +12,13 @@ from pto_avs.device_model.encoding.names import TEPL_OPS
 from pto_avs.device_model.machine import Machine
 from pto_avs.device_model.ops import registry
 from pto_avs.device_model.ops.elementwise import TYPE_SETS, Elementwise
+from pto_avs.device_model.ops.expansion import TileExpand
+from pto_avs.device_model.ops.partial import TilePartial
 
 CATALOG = {op["name"]: op for op in load("tile-operations")["operations"]}
-ELEMENTWISE = sorted(name for name in registry.names() if isinstance(registry.find(name), Elementwise))
+ELEMENTWISE_KINDS = sorted(name for name in registry.names() if isinstance(registry.find(name), Elementwise))
+# the kinds whose sources share the destination's shape (broadcasts and partial operations have their own tests)
+ELEMENTWISE = [name for name in ELEMENTWISE_KINDS if not isinstance(registry.find(name), (TileExpand, TilePartial))]
 TEPL = sorted(name for name in registry.names() if registry.find(name).BSTART == "BSTART.TEPL")
 DATR_NAMES = {"PadValueOrByteId": "PadValue"}  # the catalog's name -> the B.DATR field name
 
@@ -29,18 +33,20 @@ def test_tepl_tables_equal_the_catalog(name):
     entry, spec = registry.find(name), CATALOG[name]
     assert spec["command_mnemonic"] == "BSTART.TEPL" and entry.BSTART == "BSTART.TEPL"
     assert TEPL_OPS[name][:2] == (spec["mode"], spec["function"])
-    operands = [a["operand"] for a in spec["arguments"] if "operand" in a]
+    # each operand field once (a broadcast COPY names its one source twice: ExecuteTileExpand's
+    # source and broadcast arguments)
+    operands = list(dict.fromkeys(a["operand"] for a in spec["arguments"] if "operand" in a))
     assert entry.SOURCES == sum(o.startswith("source") for o in operands)
     assert entry.GPR_INPUTS == sum(o.startswith("scalar") for o in operands)
     allowed = {DATR_NAMES.get(f, f) for f in spec["datr_contract"]["allowed_nonzero_fields"]}
     assert set(entry.DATR_ALLOWED) == allowed
 
 
-@pytest.mark.parametrize("name", ELEMENTWISE)
+@pytest.mark.parametrize("name", ELEMENTWISE_KINDS)
 def test_elementwise_kinds_equal_the_catalog(name):
     entry, spec = registry.find(name), CATALOG[name]
     assert (entry.HANDLER, entry.LEGALITY) == (spec["semantic_handler"], spec["legality_handler"])
-    assert entry.ARGUMENTS == tuple(a["operand"] for a in spec["arguments"] if "operand" in a)
+    assert entry.ARGUMENTS == tuple(dict.fromkeys(a["operand"] for a in spec["arguments"] if "operand" in a))
 
 
 # The types each operation's spec TYPES test point asserts legal and illegal

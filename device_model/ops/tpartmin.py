@@ -1,0 +1,6 @@
+"""TPARTMIN: minimum on the overlap of two origin-anchored sources, bit copy elsewhere
+(asl/tile/irregular-and-complex/union/TPARTMIN.asl)."""
+from .partial import TilePartial
+from .registry import register
+
+register(TilePartial("TPARTMIN", "MIN"))
