@@ -455,18 +455,25 @@ class _PackageModule(pytest.Module):
     """
 
     def _getobj(self):
-        return importlib.import_module(f"{__package__}.{self.path.stem}")
+        parts = self.path.resolve().relative_to(_PACKAGE_DIR).with_suffix("").parts
+        return importlib.import_module(".".join((__package__, *parts)))
+
+
+def _inside_package(path) -> bool:
+    resolved = Path(path).resolve()
+    return resolved == _PACKAGE_DIR or _PACKAGE_DIR in resolved.parents
 
 
 def pytest_collect_directory(path, parent):
-    """``avs/`` is collected as a plain folder: its ``__init__`` is imported as ``pto_avs.avs`` only."""
-    if path.resolve() == _PACKAGE_DIR:
+    """``avs/`` and its subfolders are collected as plain folders: their ``__init__`` files
+    are imported under the package name (``pto_avs.avs``, ``pto_avs.avs.campaigns``) only."""
+    if _inside_package(path):
         return pytest.Dir.from_parent(parent, path=path)
     return None
 
 
 def pytest_pycollect_makemodule(module_path, parent):
-    if module_path.resolve().parent == _PACKAGE_DIR:
+    if _inside_package(module_path.parent):
         return _PackageModule.from_parent(parent, path=module_path)
     return None
 
