@@ -822,3 +822,60 @@ def _select_inverted():
         return lambda bits, true_words, false_words: original(~np.asarray(bits, dtype=bool), true_words,
                                                                false_words)
     return (_elements_replaced(("TSEL", "TSELS"), make),)
+
+
+# --- broadcasts and partial operations (TROW/TCOLEXPAND*, TPART*) ---------------------
+
+@mutant("broadcast-shape-unchecked", "the broadcast unit accepts a broadcast tile of any shape (it checks "
+        "neither the one-column/one-row valid region nor the physical columns), reading whatever it holds")
+def _broadcast_shape_unchecked():
+    return (Patch("pto_avs.device_model.ops.expansion:TileExpand.broadcast_shape_legal",
+                  replace_with(lambda self, broadcast, valid_rows, valid_cols, cols: True)),)
+
+
+@mutant("broadcast-first-element", "the broadcast unit latches the broadcast tile's first element once per "
+        "block, so every row (row broadcast) or column (column broadcast) combines with element (0, 0)")
+def _broadcast_first_element():
+    def make(original):
+        def broadcast_words(self, broadcast, destination):
+            words = original(self, broadcast, destination)
+            return np.full(words.shape, words.flat[0], dtype=np.uint64)
+        return broadcast_words
+    return (Patch("pto_avs.device_model.ops.expansion:TileExpand.broadcast_words", make),)
+
+
+@mutant("broadcast-padding-skipped", "the broadcasts write only the valid region: the padding coordinates are "
+        "left undefined whatever PadValue the block or call selects")
+def _broadcast_padding_skipped():
+    def make(original):
+        return lambda destination, words, pad, location=None: original(destination, words, "Null", location)
+    return (Patch("pto_avs.device_model.ops.expansion:result_tile", make),)
+
+
+@mutant("broadcast-status-dropped", "the broadcast unit evaluates the typed operation without its flags (as "
+        "the tile-tile ExecuteTileBinary does), so TROW/TCOLEXPAND{DIV, ...} record no NumericStatus")
+def _broadcast_status_dropped():
+    return (Patch("pto_avs.device_model.ops.expansion:TileExpand.status", replace_with(lambda self, flags, profile: 0)),)
+
+
+@mutant("expdif-no-discriminator", "pto-v0's mixed FP16/BF16 -> FP32 EXPDIF skips the hard-coded widened pairs of "
+        "HardwareNumericMixedExpdifDiscriminator and takes the raw FP32 SUB/EXP for them too")
+def _expdif_no_discriminator():
+    return (Patch("pto_avs.device_model.ops.expansion:MIXED_EXPDIF_DISCRIMINATORS", replace_with({})),)
+
+
+@mutant("partial-tail-zeroed", "the partial unit writes zero where only one source is valid instead of copying "
+        "that source's Word (TPARTADD, TPARTMUL, TPARTMAX, TPARTMIN)")
+def _partial_tail_zeroed():
+    def make(original):
+        def elements(self, tiles, dst, sources, scalar, pad, profile):
+            tile, status = original(self, tiles, dst, sources, scalar, pad, profile)
+            left, right = tiles[sources[0]], tiles[sources[1]]
+            rows, cols = min(left.valid_rows, right.valid_rows), min(left.valid_cols, right.valid_cols)
+            payload = tile.payload.copy()
+            tail = np.ones((tile.valid_rows, tile.valid_cols), dtype=bool)
+            tail[:rows, :cols] = False
+            payload[tile.valid_index[tail]] = 0
+            return tile.with_contents(payload, tile.defined), status
+        return elements
+    return (Patch("pto_avs.device_model.ops.partial:TilePartial.elements", make),)

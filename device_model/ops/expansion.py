@@ -30,12 +30,13 @@ import numpy as np
 
 from ..dtypes import DTYPE_NONE
 from ..faults import tile_legality
-from ..numeric import elementwise_arith
 from ..state import MachineState, descriptor_legal, logical_shape_match, source_contents_defined, \
     source_encodings_valid
 from . import minmax
+from .arithmetic import add, divide, multiply, subtract
+from .sfu import exponential
 from .common import Publication, result_tile
-from .elementwise import Elementwise, shape_and_type_match, single_binding
+from .elementwise import Elementwise, integer_divisor_zero, shape_and_type_match, single_binding
 
 U64 = np.uint64
 
@@ -46,17 +47,9 @@ EXPDIF_PAIRS = frozenset({("FP16", "FP16"), ("BF16", "BF16"), ("FP32", "FP32"), 
 MIXED_EXPDIF_DISCRIMINATORS = {(0x3C000000, 0x33800000): 0x3F810100, (0x3F800000, 0x3B000000): 0x402DA16E}
 
 
-def _binary(operation):
-    def element(dtype, profile, left, right):
-        return elementwise_arith.binary(operation, left, right, dtype, profile)
-    return element
-
-
-ELEMENT_OPERATIONS = {
-    "ADD": _binary("ADD"), "SUB": _binary("SUB"), "MUL": _binary("MUL"), "DIV": _binary("DIV"),
-    "MAX": lambda dtype, profile, left, right: minmax.maximum(dtype, profile, left, right),
-    "MIN": lambda dtype, profile, left, right: minmax.minimum(dtype, profile, left, right),
-}
+# TileProfileBinaryWithFlags per element operation: (dtype, profile, left, right) -> (words, flags)
+ELEMENT_OPERATIONS = {"ADD": add, "SUB": subtract, "MUL": multiply, "DIV": divide, "MAX": minmax.maximum,
+                      "MIN": minmax.minimum}
 
 
 def widen_to_fp32(words, source, profile) -> np.ndarray:
@@ -88,8 +81,8 @@ def exponential_difference(source, destination, profile, left, broadcast):
     """TileExpandValueWithTypesAndFlags for EXPDIF: (Words, flags)."""
     if source.name != destination.name:
         left, broadcast = widen_to_fp32(left, source.name, profile), widen_to_fp32(broadcast, source.name, profile)
-    difference, subtract_flags = elementwise_arith.binary("SUB", left, broadcast, destination, profile)
-    words, exp_flags = elementwise_arith.unary("EXP", difference, destination, profile)
+    difference, subtract_flags = subtract(destination, profile, left, broadcast)
+    words, exp_flags = exponential(destination, profile, difference)
     flags = np.asarray(subtract_flags, dtype=np.uint8) | np.asarray(exp_flags, dtype=np.uint8)
     if source.name != destination.name and profile == "pto-v0":
         for (a, b), fixed in MIXED_EXPDIF_DISCRIMINATORS.items():
@@ -160,7 +153,7 @@ class TileExpand(Elementwise):
         # divides element values; as for TDIV, the model rejects any broadcast element
         # whose element bits are zero (Fault_TileLegality).
         return (self.operation == "DIV" and dtype.is_integer
-                and bool(elementwise_arith.integer_divisor_zero(broadcast.valid_words(), dtype).any()))
+                and bool(integer_divisor_zero(broadcast.valid_words(), dtype).any()))
 
     def operands_check(self, tiles, dst: int, sources, scalar: int, limit: int) -> None:
         destination, broadcast = tiles[dst], tiles[sources[-1]]
