@@ -727,14 +727,14 @@ def _signed_rem_truncated():
 @mutant("fma-two-roundings", "floating TFMA rounds the product before adding the addend (a multiply "
         "followed by an add) instead of rounding the exact a * b + c once", profile="hw-ieee")
 def _fma_two_roundings():
-    from ..device_model.numeric import elementwise_arith
+    from ..device_model.numeric import tile_arithmetic
 
     def make(original):
         def fused(dtype, profile, left, right, addend):
             if dtype.is_integer or profile != "hw-ieee":
                 return original(dtype, profile, left, right, addend)
-            product, flags = elementwise_arith.binary("MUL", left, right, dtype, profile)
-            words, more = elementwise_arith.binary("ADD", product, addend, dtype, profile)
+            product, flags = tile_arithmetic.binary("MUL", left, right, dtype, profile)
+            words, more = tile_arithmetic.binary("ADD", product, addend, dtype, profile)
             return words, flags | more
         return fused
     return (_elements_replaced(("TFMA",), make),)
@@ -743,14 +743,14 @@ def _fma_two_roundings():
 @mutant("rsqrt-two-roundings", "TRSQRT rounds the square root before taking its reciprocal (two "
         "operations) instead of one rounding of 1 / sqrt(x)", profile="hw-ieee")
 def _rsqrt_two_roundings():
-    from ..device_model.numeric import elementwise_arith
+    from ..device_model.numeric import tile_arithmetic
 
     def make(original):
         def rsqrt(dtype, profile, value):
             if profile != "hw-ieee":
                 return original(dtype, profile, value)
-            root, _ = elementwise_arith.unary("SQRT", value, dtype, profile)
-            words, flags = elementwise_arith.unary("RECIP", root, dtype, profile)
+            root, _ = tile_arithmetic.unary("SQRT", value, dtype, profile)
+            words, flags = tile_arithmetic.unary("RECIP", root, dtype, profile)
             exact, exact_flags = original(dtype, profile, value)
             finite = (exact_flags & 0x03) == 0  # the special values keep their own results
             return np.where(finite, words, exact), np.where(finite, flags | (exact_flags & 0x10), exact_flags)
@@ -824,6 +824,157 @@ def _select_inverted():
     return (_elements_replaced(("TSEL", "TSELS"), make),)
 
 
+# ---------------------------------------------------------------------------
+# what the condition matrix of issue 30 isolates: sticky status, carrier Words of a
+# broadcast, scalar NaN classes, predicate tiles at their size bound
+
+
+def _entries_wrapped(names, wrap):
+    """A patch of the operation registry: each entry in ``names`` gets ``wrap(entry)``
+    (a shallow copy the wrapper may change)."""
+    import copy
+
+    def entries(original):
+        out = dict(original)
+        for name in names:
+            if name in original:
+                out[name] = wrap(copy.copy(original[name]))
+        return out
+
+    return Patch("pto_avs.device_model.ops.registry:OPERATIONS", entries)
+
+
+def _overwriting(publication):
+    """The same publication, but its flags replace NumericStatus instead of joining it."""
+    from ..device_model.ops.common import Publication
+
+    class Overwriting(Publication):
+        def apply(self, state):
+            new = super().apply(state)
+            new.status = self.flags & 0x1F
+            return new
+
+    return Overwriting(publication.tiles, publication.flags)
+
+
+ARITHMETIC_UNIT = ("TADD", "TSUB", "TMUL", "TDIV", "TREM", "TFMA", "TSQRT", "TRSQRT", "TRECIP", "TEXP", "TLOG",
+                   "TADDS", "TSUBS", "TDIVS", "TREMS")
+
+
+@mutant("arith-status-overwritten", "the arithmetic unit (TADD ... TREMS, TFMA and the SFU operations) writes "
+        "its block's flags into NumericStatus instead of ORing them into the sticky status, so flags recorded "
+        "before the block are lost")
+def _arith_status_overwritten():
+    def wrap(entry):
+        commit, direct = entry.commit_bundle, entry.direct
+        entry.commit_bundle = lambda state, block, profile: _overwriting(commit(state, block, profile))
+        entry.direct = lambda state, call, profile: _overwriting(direct(state, call, profile))
+        return entry
+    return (_entries_wrapped(ARITHMETIC_UNIT, wrap),)
+
+
+def _fill_rewritten(rewrite):
+    """TEXPANDS's entry whose published non-packed destination has each valid Word
+    replaced by ``rewrite(words, dtype)``."""
+    def wrap(entry):
+        original_run = entry.run
+
+        def run(tiles, dst, sources, scalar, pad, profile, limit):
+            publication = original_run(tiles, dst, sources, scalar, pad, profile, limit)
+            tile = publication.tiles[dst]
+            if not tile.packed:
+                payload = tile.payload.copy()
+                payload[tile.valid_index] = rewrite(payload[tile.valid_index], tile.dtype)
+                publication.tiles[dst] = tile.with_contents(payload, tile.defined)
+            return publication
+
+        entry.run = run
+        return entry
+    return _entries_wrapped(("TEXPANDS",), wrap)
+
+
+@mutant("expands-sign-extended", "TEXPANDS broadcasts the scalar's element sign-extended into the whole "
+        "carrier Word (the 64-bit broadcast path of a signed move) instead of the zero-extended element bits "
+        "the ASL writes")
+def _expands_sign_extended():
+    def rewrite(words, dtype):
+        if dtype.bits >= 64:
+            return words
+        top = U64_ONE << np.uint64(dtype.bits - 1)
+        upper = ~np.uint64(dtype.mask)
+        return np.where(words & top, words | upper, words)
+    return (_fill_rewritten(rewrite),)
+
+
+U64_ONE = np.uint64(1)
+
+
+@mutant("expands-nan-canonicalized", "TEXPANDS passes a floating scalar through the FPU's move path, which "
+        "replaces any NaN by the type's canonical quiet NaN (payload and signal lost) instead of copying the "
+        "scalar's element bits")
+def _expands_nan_canonicalized():
+    from ..device_model.numeric import ValueClass, classify
+
+    def rewrite(words, dtype):
+        if dtype.is_integer or dtype.canonical_nan is None:
+            return words
+        nan = classify(words & np.uint64(dtype.mask), dtype) >= ValueClass.QUIET_NAN
+        return np.where(nan, np.uint64(dtype.canonical_nan), words)
+    return (_fill_rewritten(rewrite),)
+
+
+@mutant("scalar-qnan-payload-kept", "floating TADDS/TSUBS propagate a quiet-NaN scalar (its payload and sign) "
+        "as the result instead of the canonical NaN the hardware profile requires", profile="hw-ieee")
+def _scalar_qnan_payload_kept():
+    from ..device_model.numeric import ValueClass, classify
+
+    def make(original):
+        def add(dtype, profile, left, right):
+            words, flags = original(dtype, profile, left, right)
+            if dtype.is_integer or profile != "hw-ieee":
+                return words, flags
+            scalar = np.asarray(right, dtype=np.uint64) & np.uint64(dtype.mask)
+            quiet = classify(scalar, dtype) == ValueClass.QUIET_NAN
+            left_nan = classify(np.asarray(left, dtype=np.uint64), dtype) >= ValueClass.QUIET_NAN
+            return np.where(quiet & ~left_nan, scalar, words), flags
+        return add
+    return (_elements_replaced(("TADDS", "TSUBS"), make),)
+
+
+PREDICATE_INDEX_BITS = 12  # the buggy counter: 4096 predicate elements
+
+
+@mutant("predicate-index-wraps", "the predicate unit's element counter is 12 bits wide: TCMP/TCMPS write "
+        "the bit of element i at i mod 4096 and TSEL/TSELS read their mask bit of element i at i mod 4096, "
+        "though predicate tiles hold up to 16,384 elements")
+def _predicate_index_wraps():
+    wrap_at = 1 << PREDICATE_INDEX_BITS
+
+    def make_compare(original):
+        def compare(dtype, profile, cmode, left, right):
+            bits, flags = original(dtype, profile, cmode, left, right)
+            bits = np.asarray(bits)
+            if bits.size <= wrap_at:
+                return bits, flags
+            flat = bits.ravel()
+            out = np.zeros_like(flat)
+            for start in range(0, flat.size, wrap_at):  # later elements overwrite earlier ones
+                chunk = flat[start:start + wrap_at]
+                out[:chunk.size] = chunk
+            return out.reshape(bits.shape), flags
+        return compare
+
+    def make_select(original):
+        def select(bits, true_words, false_words):
+            bits = np.asarray(bits)
+            if bits.size > wrap_at:
+                bits = bits.ravel()[np.arange(bits.size) % wrap_at].reshape(bits.shape)
+            return original(bits, true_words, false_words)
+        return select
+
+    return (_elements_replaced(("TCMP", "TCMPS"), make_compare), _elements_replaced(("TSEL", "TSELS"), make_select))
+
+
 # --- broadcasts and partial operations (TROW/TCOLEXPAND*, TPART*) ---------------------
 
 @mutant("broadcast-shape-unchecked", "the broadcast unit accepts a broadcast tile of any shape (it checks "
@@ -879,3 +1030,80 @@ def _partial_tail_zeroed():
             return tile.with_contents(payload, tile.defined), status
         return elements
     return (Patch("pto_avs.device_model.ops.partial:TilePartial.elements", make),)
+
+
+# ---------------------------------------------------------------------------
+# the row and column reductions (ops/reduce_expand.py): fold order, start, index ties,
+# NaNs, the valid region and the recorded status
+
+REDUCTION = "pto_avs.device_model.ops.reduce_expand:TileReduction"
+
+
+@mutant("reduction-fold-reassociated", "the reduction unit adds (multiplies) each row or column as a pairwise "
+        "tree instead of the architectural increasing-index left fold, rounding each tree node",
+        profile="hw-ieee")
+def _reduction_fold_reassociated():
+    def make(original):
+        def fold(self, source, profile):
+            if self.reduction not in ("SUM", "PROD"):
+                return original(self, source, profile)
+            level, flags = list(self.lines(source).T), 0
+            while len(level) > 1:
+                pairs = zip(level[0::2], level[1::2])
+                paired = [self.step(source.dtype, profile, left, right) for left, right in pairs]
+                flags |= int(np.bitwise_or.reduce(np.concatenate([np.ravel(f) for _, f in paired]).astype(np.uint8)))
+                level = [value for value, _ in paired] + level[len(paired) * 2:]
+            value, step_flags = self.step(source.dtype, profile, self.initial(source.dtype, level[0]), level[0])
+            return value, flags | int(np.bitwise_or.reduce(np.ravel(step_flags).astype(np.uint8), initial=0))
+        return fold
+    return (Patch(f"{REDUCTION}.fold", make),)
+
+
+@mutant("reduction-tie-last-index", "ARGMAX/ARGMIN move the index whenever the step's result equals the element, "
+        "so equal winners report the last index instead of the lowest")
+def _reduction_tie_last_index():
+    return (Patch(f"{REDUCTION}.selected", replace_with(
+        lambda self, dtype, profile, result, value, accumulator: result == value)),)
+
+
+@mutant("reduction-nan-propagates", "MAX/MIN (and ARGMAX/ARGMIN) let a NaN element replace the accumulator instead "
+        "of keeping the numeric operand")
+def _reduction_nan_propagates():
+    def make(original):
+        def step(self, dtype, profile, accumulator, value):
+            result, flags = original(self, dtype, profile, accumulator, value)
+            if self.reduction in ("SUM", "PROD"):
+                return result, flags
+            return np.where(_nan_operands(dtype, value, value), value, result), flags
+        return step
+    return (Patch(f"{REDUCTION}.step", make),)
+
+
+@mutant("reduction-reads-padding", "the reduction unit folds whole physical rows (columns) of the source, so the "
+        "padding columns (rows) outside the valid region enter the result")
+def _reduction_reads_padding():
+    def lines(self, source):
+        grid = source.words()
+        return grid[:source.valid_rows, :] if self.axis == "Row" else grid[:, :source.valid_cols].T
+    return (Patch(f"{REDUCTION}.lines", replace_with(lines)),)
+
+
+@mutant("reduction-extreme-from-zero", "MAX/MIN start from the Word 0 instead of the first element, so a row of "
+        "negative values reports 0 as its maximum")
+def _reduction_extreme_from_zero():
+    def make(original):
+        def initial(self, dtype, first):
+            return np.zeros_like(first) if self.reduction in ("MAX", "MIN") else original(self, dtype, first)
+        return initial
+    return (Patch(f"{REDUCTION}.initial", make),)
+
+
+@mutant("reduction-status-dropped", "the reduction unit evaluates each step without its flags (as the tile-tile "
+        "ExecuteTileBinary does), so a signaling NaN in TROWMAX records no NV")
+def _reduction_status_dropped():
+    def make(original):
+        def elements(self, tiles, dst, sources, scalar, pad, profile):
+            tile, _ = original(self, tiles, dst, sources, scalar, pad, profile)
+            return tile, 0
+        return elements
+    return (Patch(f"{REDUCTION}.elements", make),)

@@ -16,12 +16,13 @@ NaN, infinite or zero, as the reference quantizer does.
 All decisions are integer arithmetic on exact ``(sign, significand, exponent)``
 triples, vectorized with numpy; no host float decides a rounding.
 """
-from .arithmetic import multiply, scaled_fma_fp32
 from .convert import PROFILES, UnsupportedConversion, convert
 from .flags import FLAG_DZ, FLAG_NV, FLAG_NX, FLAG_OF, FLAG_UF, flag_names, flags_from_names
 from .formats import ValueClass, canonical_nan, classify, decode, decompose, max_finite
 from .quantize import quantize
 from .rounding import RoundingMode, rounding_mode
+from .scaled_fma import scaled_fma_fp32
+from .tile_arithmetic import multiply
 from .values import encode
 
 __all__ = [

@@ -1,3 +1,4 @@
 """The modelled operations. Each one joins ``ops.registry`` when its module is
-imported; ``ops.installed`` imports them all (the machine does). TEPL operations
-share the bundle flow in ``ops.tepl``; TGEMV_MX_ACC has its own CUBE path."""
+imported; ``ops.installed`` imports them all (the machine does). Every entry is an
+``ops.operation.Operation`` (the one protocol, and the TEPL bundle flow every TEPL
+operation shares); TGEMV_MX_ACC keeps the protocol with its own CUBE commit."""

@@ -3,7 +3,7 @@ TSUB, TMUL, TDIV, TREM and the tile-scalar TADDS, TSUBS, TDIVS, TREMS) and fma (
 
 Facts from asl/tile/model/execution/elementwise.asl (TileProfileBinaryWithFlags,
 TileIntegerBinaryValue, TileIntegerDivRemValue) and fused-multiply-add.asl
-(TileFixedFusedMultiplyAddValue), computed by ``numeric.elementwise_arith`` (its
+(TileFixedFusedMultiplyAddValue), computed by ``numeric.tile_arithmetic`` (its
 docstring states the rules): integer types wrap, truncate (DIV) or take the
 floor modulo (signed REM) in both profiles; pto-v0 floating types work on the
 raw 64-bit carriers; hw-ieee rounds once under DefaultNumericExecutionControl
@@ -20,28 +20,28 @@ points TADD-DATA-TYPES-001, TFMA-TYPES-001, TMUL-TYPES-001 (S8) and TREMS-TYPES-
 """
 from __future__ import annotations
 
-from ..numeric import elementwise_arith
+from ..numeric import tile_arithmetic
 
 
 def add(dtype, profile, left, right):
-    return elementwise_arith.binary("ADD", left, right, dtype, profile)
+    return tile_arithmetic.binary("ADD", left, right, dtype, profile)
 
 
 def subtract(dtype, profile, left, right):
-    return elementwise_arith.binary("SUB", left, right, dtype, profile)
+    return tile_arithmetic.binary("SUB", left, right, dtype, profile)
 
 
 def multiply(dtype, profile, left, right):
-    return elementwise_arith.binary("MUL", left, right, dtype, profile)
+    return tile_arithmetic.binary("MUL", left, right, dtype, profile)
 
 
 def divide(dtype, profile, left, right):
-    return elementwise_arith.binary("DIV", left, right, dtype, profile)
+    return tile_arithmetic.binary("DIV", left, right, dtype, profile)
 
 
 def remainder(dtype, profile, left, right):
-    return elementwise_arith.binary("REM", left, right, dtype, profile)
+    return tile_arithmetic.binary("REM", left, right, dtype, profile)
 
 
 def fused_multiply_add(dtype, profile, left, right, addend):
-    return elementwise_arith.fma(left, right, addend, dtype, profile)
+    return tile_arithmetic.fma(left, right, addend, dtype, profile)

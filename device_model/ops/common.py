@@ -35,6 +35,11 @@ class Publication:
         return new
 
 
+def status_bits(flags) -> int:
+    """The NumericStatus bits of element flags (an int or an array of flag bits): their OR."""
+    return int(np.bitwise_or.reduce(np.asarray(flags, dtype=np.uint8).ravel(), initial=0))
+
+
 def rounding_name(code: int) -> str:
     """B.DATR RMode code -> name (0 = NONE: the operation default)."""
     return ROUNDING_NAMES[code]

@@ -1,5 +1,6 @@
 """The elementwise TEPL operations: each is one declaration (name, operation
-kind, type set, element function) over the shared TEPL bundle flow (``ops.tepl``).
+kind, type set, element function), a kind of ``ops.operation.Operation`` and
+its TEPL bundle flow.
 
 Facts from asl/tile/model/legality/dtype-layout.asl (type sets),
 operand-schema.asl (TileOperandsLegal_*), asl/block/model/dispatch/
@@ -22,12 +23,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..faults import tile_legality
-from ..numeric.elementwise_arith import integer_divisor_zero
-from ..state import (MachineState, carrier_view, descriptor_legal, predicate_from_carriers, source_contents_defined,
-                     source_encodings_valid)
-from . import tepl
+from ..numeric.tile_arithmetic import integer_divisor_zero
+from ..state import MachineState, carrier_view, descriptor_legal, predicate_from_carriers, source_encodings_valid
 from .common import Publication, encoding_valid, raw_element, result_tile
-from .registry import REQUIRED
+from .operation import Operation
 
 # The type sets, each stated once under the ASL function that defines it
 # (asl/tile/model/legality/dtype-layout.asl). An operation names the one its
@@ -44,73 +43,36 @@ TYPE_SETS = {
         "FP64", "FP32", "TF32", "HF32", "FP16", "BF16", "E4M3", "E5M2"}),
 }
 
-# The spec operand field -> the direct-call argument that gives it.
-ARGUMENT_KEYS = {"source0": "src", "source1": "src1", "source2": "src2", "scalar0": "scalar", "comparison": "cmode"}
 
-
-class Elementwise:
-    """One elementwise TEPL operation of kind ``type(self)`` (a registry entry)."""
-
-    BSTART = "BSTART.TEPL"
-    MATRIX = False
-    HANDLER = LEGALITY = ""  # the spec's semantic and legality handler names
-    ARGUMENTS = ()  # the spec's operand fields, in catalog order
-    DATR_ALLOWED = frozenset({"PadValue"})  # PadValueOrByteId, the only applicable field
-    GPR_INPUTS = 0
+class Elementwise(Operation):
+    """One elementwise TEPL operation of kind ``type(self)`` (a registry entry): the
+    element function over the valid region, the result padded as PadValue says."""
 
     def __init__(self, name: str, element, types: str, closed: bool = True):
-        self.NAME = name
-        self.element = element
+        super().__init__(name, element)
         self.types_name = types
         self.types = TYPE_SETS[types]
         self.closed = closed  # the operation has a closed bundle schema
-        self.sources = tuple(a for a in self.ARGUMENTS if a.startswith("source"))
-        self.SOURCES = len(self.sources)
-        self.GPR_INPUTS = sum(a.startswith("scalar") for a in self.ARGUMENTS)
-        self.DIRECT_ARGUMENTS = {"dst": REQUIRED, "pad": "Null"}
-        for argument in self.ARGUMENTS[1:]:
-            self.DIRECT_ARGUMENTS[ARGUMENT_KEYS[argument]] = 0 if argument == "scalar0" else REQUIRED
 
     # --- the TEPL flow's hooks ---------------------------------------------
-    def commit_bundle(self, state: MachineState, block, profile: str) -> Publication:
-        return tepl.commit_bundle(state, block, profile, self)
-
-    def gpr_values_check(self, state: MachineState, block) -> None:
-        """None of these operations has a GPR value rule."""
-
     def closed_schema_check(self, state: MachineState, block) -> None:
-        if self.closed and not self.schema_legal(state, block):
-            raise tile_legality(f"{self.NAME}: the block does not meet its closed schema (one B.IOT with "
-                                f"L=1 naming {self.SOURCES} source(s) and a new destination, LB0 >= 1 and "
-                                f"present LB1/LB2 >= 1, a {self.types_name} BSTART type, operand rules)")
+        if self.closed:
+            super().closed_schema_check(state, block)
+
+    def schema_summary(self) -> str:
+        return (f"one B.IOT with L=1 naming {self.SOURCES} source(s) and a new destination, LB0 >= 1 and "
+                f"present LB1/LB2 >= 1, a {self.types_name} BSTART type, operand rules")
 
     def destination_shape(self, state: MachineState, block):
         """Closed schemas take LB1|1, LB0, LB2|LB0; without one the destination takes
         the dimensions given, else the first source's (ResolveBundleTileDestinations)."""
         return block.shape() if self.closed else block.derived_shape(state)
 
-    def execute_bundle(self, state: MachineState, block, index: int, destination, profile: str):
-        tiles = list(state.tiles)
-        tiles[index] = destination
-        scalar = block.gpr_inputs(state)[0] if self.GPR_INPUTS and block.ior is not None else 0
-        return self.run(tiles, index, block.sources(), scalar, block.pad(), profile, state.tile_capacity)
-
-    # --- direct calls -----------------------------------------------------
-    def direct(self, state: MachineState, call: dict, profile: str) -> Publication:
-        sources = [call[ARGUMENT_KEYS[a]] for a in self.sources]
-        return self.run(state.tiles, call["dst"], sources, call.get("scalar", 0), call["pad"], profile,
-                        state.tile_capacity)
-
-    def check_call(self, call: dict) -> None:
-        """A direct call needs nothing beyond its arguments."""
-
     # --- shared by bundle and direct path ---------------------------------
     def run(self, tiles, dst: int, sources, scalar: int, pad: str, profile: str, limit: int) -> Publication:
         """Source definedness, then operand legality (Fault_TileLegality), then the
         elements; sources are read before the destination is written."""
-        if not all(source_contents_defined(tiles[s], limit) for s in sources):
-            raise tile_legality(f"{self.NAME}: a source is not a legal, fully defined tile")
-        self.operands_check(tiles, dst, sources, scalar, limit)
+        self.check_operands(tiles, dst, sources, scalar, limit)
         if tiles[dst].predicate:
             # The operand rules admit predicate tiles only all together (TileShapeAndTypeMatch
             # compares storage kinds; a predicate tile is U8), which a direct call can give.
@@ -133,17 +95,6 @@ class Elementwise:
         words, flags = self.element(dtype, profile, *operands)
         words = np.broadcast_to(np.asarray(words, dtype=np.uint64), tiles[dst].valid_index.shape)
         return result_tile(tiles[dst], words, pad), self.status(flags, profile)
-
-    def status(self, flags, profile: str) -> int:
-        """The NumericStatus bits the operation records."""
-        return int(np.bitwise_or.reduce(np.asarray(flags, dtype=np.uint8).ravel(), initial=0))
-
-    # --- per kind ---------------------------------------------------------
-    def schema_legal(self, state: MachineState, block) -> bool:
-        raise NotImplementedError
-
-    def operands_check(self, tiles, dst: int, sources, scalar: int, limit: int) -> None:
-        raise NotImplementedError
 
 
 # ----------------------------------------------------------------------------

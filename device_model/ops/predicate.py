@@ -1,5 +1,6 @@
 """Compare and select: the TEPL operations that write or read a packed predicate tile
-(TCMP, TCMPS, TSEL, TSELS), each a declaration over the shared TEPL bundle flow.
+(TCMP, TCMPS, TSEL, TSELS), each a declaration of a kind of ``ops.operation.Operation``
+over its TEPL bundle flow.
 
 Facts from asl/tile/model/execution/comparison.asl (type sets, TileCompareBoolean,
 TileFloatingOrderKey, TileProfileFloatingCompare, TileCompareElement, Execute*),
@@ -25,11 +26,10 @@ from ..numeric.words import normalize_integer
 from ..state import (MAX_PREDICATE_ELEMENTS, MachineState, allocation_bytes, capacity_legal,
                      logical_capacity, logical_shape_match, new_predicate_tile, predicate_storage_bytes,
                      predicate_values_legal, source_contents_defined, source_encodings_valid)
-from . import tepl
 from .common import Publication, encoding_valid, raw_element, result_tile
-from .elementwise import ARGUMENT_KEYS, TYPE_SETS, scalar_source_legal, shape_and_type_match
+from .elementwise import TYPE_SETS, scalar_source_legal, shape_and_type_match
 from .minmax import order_key
-from .registry import REQUIRED
+from .operation import Operation
 
 U64 = np.uint64
 _C = ValueClass
@@ -85,39 +85,25 @@ def select(bits, true_words, false_words):
 # ----------------------------------------------------------------------------
 # The operation kinds
 
-class PredicateOperation:
-    """One compare or select TEPL operation (a registry entry)."""
+class PredicateOperation(Operation):
+    """One compare or select TEPL operation (a registry entry): a predicate tile is its
+    destination (compare) or its mask source (select)."""
 
-    BSTART = "BSTART.TEPL"
-    MATRIX = False
-    HANDLER = LEGALITY = ""
-    ARGUMENTS = ()  # the spec's operand fields, in catalog order
-    DATR_ALLOWED = frozenset({"PadValue"})
     BINDINGS = 1
+    SCHEMA = ""  # the closed schema in words
 
     def __init__(self, name: str, element):
-        self.NAME = name
-        self.element = element
+        super().__init__(name, element)
         self.types_name = TYPES
         self.types = TYPE_SETS[TYPES]
-        self.sources = tuple(a for a in self.ARGUMENTS if a.startswith("source"))
-        self.SOURCES = len(self.sources)
-        self.GPR_INPUTS = sum(a.startswith("scalar") for a in self.ARGUMENTS)
-        optional = ("scalar0", "comparison")  # default 0: the zero scalar, CMode EQ
-        self.DIRECT_ARGUMENTS = {"dst": REQUIRED, **{ARGUMENT_KEYS[a]: 0 if a in optional else REQUIRED
-                                                     for a in self.ARGUMENTS[1:]}, "pad": "Null"}
 
     # --- the TEPL flow's hooks ---------------------------------------------
-    def commit_bundle(self, state: MachineState, block, profile: str) -> Publication:
-        return tepl.commit_bundle(state, block, profile, self)
+    def schema_legal(self, state: MachineState, block) -> bool:
+        return (self._bindings_legal(block) and block.data_type.name in self.types
+                and self.schema_operands_legal(state, block))
 
-    def gpr_values_check(self, state: MachineState, block) -> None:
-        """None of these operations has a GPR value rule."""
-
-    def closed_schema_check(self, state: MachineState, block) -> None:
-        if not (self._bindings_legal(block) and block.data_type.name in self.types
-                and self.schema_operands_legal(state, block)):
-            raise tile_legality(f"{self.NAME}: the block does not meet its closed schema ({self.SCHEMA})")
+    def schema_summary(self) -> str:
+        return self.SCHEMA
 
     def _bindings_legal(self, block) -> bool:
         """The closed schema's binding shape, dimensions and CMode."""
@@ -132,40 +118,20 @@ class PredicateOperation:
         return (all(not b.destination and len(b.sources) == 2 and not b.last for b in inputs)
                 and result.destination and len(result.sources) == wanted and result.last)
 
-    def execute_bundle(self, state: MachineState, block, index: int, destination, profile: str):
-        tiles = list(state.tiles)
-        tiles[index] = destination
-        scalar = block.gpr_inputs(state)[0] if self.GPR_INPUTS and block.ior is not None else 0
-        return self.run(tiles, index, block.sources(), scalar, block.datr_field("CMode"), block.pad(), profile,
-                        state.tile_capacity)
-
     def shape_matches(self, tile, block) -> bool:
         """SelectedBundleComparisonShapeMatches."""
         return (tile.valid_rows, tile.valid_cols, tile.cols) == block.shape()
 
-    # --- direct calls -----------------------------------------------------
-    def direct(self, state: MachineState, call: dict, profile: str) -> Publication:
-        sources = [call[ARGUMENT_KEYS[a]] for a in self.sources]
-        return self.run(state.tiles, call["dst"], sources, call.get("scalar", 0), call.get("cmode", 0),
-                        call["pad"], profile, state.tile_capacity)
-
-    def check_call(self, call: dict) -> None:
-        """A direct call needs nothing beyond its arguments."""
-
     # --- shared by bundle and direct path ---------------------------------
-    def run(self, tiles, dst: int, sources, scalar: int, cmode: int, pad: str, profile: str,
-            limit: int) -> Publication:
+    def run(self, tiles, dst: int, sources, scalar: int, pad: str, profile: str, limit: int,
+            cmode: int = 0) -> Publication:
         """Every source defined, then operand legality (both Fault_TileLegality), then
         the elements; every source is read before the destination is written."""
-        if not all(source_contents_defined(tiles[s], limit) for s in sources):
-            raise tile_legality(f"{self.NAME}: a source is not a legal, fully defined tile")
-        self.operands_check(tiles, dst, sources, scalar, limit)
+        self.check_operands(tiles, dst, sources, scalar, limit)
         return self.execute(tiles, dst, sources, scalar, cmode, pad, profile)
 
 
 class _Compare(PredicateOperation):
-    DATR_ALLOWED = frozenset({"PadValue", "CMode"})
-
     def resolve_destination(self, state: MachineState, block):
         """ResolveBundlePredicateDestination: a predicate tile of the source's rows,
         columns and valid region in the binding's TSize; a source whose shape exceeds
@@ -198,7 +164,7 @@ class _Compare(PredicateOperation):
         bits, flags = self.element(dtype, profile, cmode, *self.compared(tiles, sources, scalar))
         # PredicateTileWithPadding: the U8 pad Words (Max 0xFF, Zero/Min 0) keep their low bit.
         tile = result_tile(tiles[dst], np.asarray(bits, dtype=U64), pad)
-        return Publication({dst: tile}, int(np.bitwise_or.reduce(flags.ravel(), initial=0)))
+        return Publication({dst: tile}, self.status(flags, profile))
 
 
 class TileCompare(_Compare):
@@ -264,9 +230,6 @@ class TileCompareScalar(_Compare):
 
 class _Select(PredicateOperation):
     """Raw-carrier selection under a predicate mask into a new numeric tile."""
-
-    def destination_shape(self, state: MachineState, block):
-        return block.shape()
 
     def execute(self, tiles, dst, sources, scalar, cmode, pad, profile) -> Publication:
         mask, true_tile = tiles[sources[0]], tiles[sources[1]]

@@ -1,14 +1,16 @@
 """The operation registry: every modelled operation joins it; the block state
 machine and the machine find operations here and know none by name.
 
-An entry is any object with these members (an operation module, or an object
-built by a family helper such as ``ops.elementwise``):
+An entry is an ``ops.operation.Operation`` (its docstring states the protocol: what an
+operation declares and what the TEPL bundle flow does). What the block and the machine
+read of it:
 
 - ``NAME``: the spec mnemonic (``TCVT``, ``TAND``, ``TGEMV_MX_ACC``)
 - ``BSTART``: the decoded BSTART form key that opens its block
   (``BSTART.TEPL``, whose Mode/Function selector names the operation, or a
   form of its own such as ``BSTART.TGEMVMX.ACC``)
 - ``MATRIX``: whether its block is a Matrix (CUBE) block (B.FPATR allowed)
+- ``DATR_ALLOWED``: the B.DATR fields that may be nonzero
 - ``commit_bundle(state, block, profile) -> Publication``: the whole commit of
   its block after the block-level steps (zero participation, transport routing)
 - ``direct(state, call, profile) -> Publication``: a direct call

@@ -4,7 +4,7 @@ TRECIP) and exp/log (TEXP, TLOG); floating types only, status in both profiles.
 Facts from asl/tile/model/execution/unary.asl (ExecuteTileUnary,
 TileSFUUnarySpecialValue, TileProfileUnary) and elementwise.asl (the
 TileSquareRoot ... TileExponential hooks), computed by
-``numeric.elementwise_arith.unary``: the special operands (NaN, zeros,
+``numeric.tile_arithmetic.unary``: the special operands (NaN, zeros,
 infinities, negative values, LOG's one) take the spec's fixed results and
 flags; pto-v0 returns the reference profile's raw-carrier hooks for the rest,
 hw-ieee the correctly rounded value (RNE; TEXP/TLOG: ``numeric.transcendental``).
@@ -16,24 +16,24 @@ assert (FP64, E4M3, E5M2 legal). The executable set is used.
 """
 from __future__ import annotations
 
-from ..numeric import elementwise_arith
+from ..numeric import tile_arithmetic
 
 
 def square_root(dtype, profile, value):
-    return elementwise_arith.unary("SQRT", value, dtype, profile)
+    return tile_arithmetic.unary("SQRT", value, dtype, profile)
 
 
 def reciprocal_square_root(dtype, profile, value):
-    return elementwise_arith.unary("RSQRT", value, dtype, profile)
+    return tile_arithmetic.unary("RSQRT", value, dtype, profile)
 
 
 def reciprocal(dtype, profile, value):
-    return elementwise_arith.unary("RECIP", value, dtype, profile)
+    return tile_arithmetic.unary("RECIP", value, dtype, profile)
 
 
 def exponential(dtype, profile, value):
-    return elementwise_arith.unary("EXP", value, dtype, profile)
+    return tile_arithmetic.unary("EXP", value, dtype, profile)
 
 
 def logarithm(dtype, profile, value):
-    return elementwise_arith.unary("LOG", value, dtype, profile)
+    return tile_arithmetic.unary("LOG", value, dtype, profile)

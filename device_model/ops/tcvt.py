@@ -18,7 +18,7 @@ from ..numeric import UnsupportedConversion, convert
 from ..state import MachineState, descriptor_legal, source_encodings_valid
 from .common import Publication, result_tile, rounding_name
 from .registry import REQUIRED, register
-from .tepl import TeplModule
+from .operation import OperationModule
 
 NAME = "TCVT"
 SOURCES = 1
@@ -133,4 +133,4 @@ def direct(state: MachineState, call: dict, profile: str) -> Publication:
     return Publication({call["dst"]: tile}, flags)
 
 
-register(TeplModule(sys.modules[__name__]))
+register(OperationModule(sys.modules[__name__]))

@@ -31,6 +31,7 @@ from ..state import (MachineState, allocation_bytes, cube_descriptor_legal, cube
                      info_descriptor_legal, new_cube_tile, new_ordinary_tile, shape_legal)
 from . import postprocess as pp
 from .common import Publication, cube_result_tile
+from .operation import OperationModule
 from .registry import REQUIRED, register
 
 NAME = "TGEMV_MX_ACC"
@@ -416,4 +417,4 @@ def check_call(call: dict) -> None:
         call[key] = call[key] or 0
 
 
-register(sys.modules[__name__])
+register(OperationModule(sys.modules[__name__]))  # the protocol, with its own CUBE commit_bundle

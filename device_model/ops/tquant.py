@@ -19,7 +19,7 @@ from ..state import MachineState, descriptor_legal, source_encodings_valid
 from .common import (Publication, quantization_scale_legal, quantization_zero_point_legal,
                      result_tile, rounding_name)
 from .registry import REQUIRED, register
-from .tepl import TeplModule
+from .operation import OperationModule
 
 NAME = "TQUANT"
 SOURCES = 1
@@ -120,4 +120,4 @@ def direct(state: MachineState, call: dict, profile: str) -> Publication:
     return Publication({call["dst"]: tile}, flags)
 
 
-register(TeplModule(sys.modules[__name__]))
+register(OperationModule(sys.modules[__name__]))

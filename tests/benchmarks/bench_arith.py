@@ -20,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from pto_avs.device_model.numeric import ieee_arith  # noqa: E402
+from pto_avs.device_model.numeric import ieee_float  # noqa: E402
 
 
 def best_of(fn, repeat):
@@ -45,8 +45,8 @@ def main() -> None:
         ("random encodings", rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32).view(np.float32),
          rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32).view(np.float32)),
     ]
-    operations = (("TADD", ieee_arith.add, np.add), ("TMUL", ieee_arith.mul, np.multiply),
-                  ("TDIV", ieee_arith.div, np.divide))
+    operations = (("TADD", ieee_float.add, np.add), ("TMUL", ieee_float.mul, np.multiply),
+                  ("TDIV", ieee_float.div, np.divide))
     print(f"{n:,} FP32 elements, RNE, best of {args.repeat}, one thread; "
           f"pto-avs computes the five flags per element too")
     print(f"{'inputs':<17} {'op':<5} {'pto-avs':>10} {'numpy':>10} {'pto-avs Melem/s':>16} {'numpy Melem/s':>14} {'ratio':>7}")

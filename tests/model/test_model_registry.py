@@ -13,8 +13,9 @@ import pytest
 
 from pto_avs.device_model import block
 from pto_avs.device_model.machine import Machine
-from pto_avs.device_model.ops import registry
+from pto_avs.device_model.ops import registry, tcvt
 from pto_avs.device_model.ops.common import Publication
+from pto_avs.device_model.ops.operation import PROTOCOL, Operation, OperationModule
 from pto_avs.device_model.encoding.names import TEPL_OPS
 
 MODEL = Path(block.__file__).resolve().parent
@@ -34,7 +35,7 @@ def test_block_names_no_operation():
     assert not named, f"block.py names operations {sorted(named)}"
 
 
-@pytest.mark.parametrize("module", ["block", "machine", "ops.registry", "ops.tepl", "ops.tcvt", "ops.tquant",
+@pytest.mark.parametrize("module", ["block", "machine", "ops.registry", "ops.operation", "ops.tcvt", "ops.tquant",
                                     "ops.tmuls", "ops.tgemv", "ops.elementwise", "ops.tand", "ops.installed",
                                     "ops.predicate", "ops.tcmp", "ops.tsels"])
 def test_each_module_imports_first_without_a_cycle(module):
@@ -60,13 +61,39 @@ def test_the_four_operations_joined():
         assert entry.BSTART == "BSTART.TEPL" or entry.MATRIX
 
 
+def test_every_entry_satisfies_the_one_protocol():
+    """Every entry is an Operation: a declaration of one of its kinds, or an operation
+    module wrapped in OperationModule. Only a Matrix (CUBE) entry brings a commit flow
+    of its own; every TEPL entry commits through the one TEPL flow."""
+    for name in registry.names():
+        entry = registry.find(name)
+        assert isinstance(entry, Operation), name
+        assert all(getattr(entry, member) is not None for member in PROTOCOL), name
+        own_flow = getattr(entry.commit_bundle, "__func__", entry.commit_bundle) is not Operation.commit_bundle
+        assert own_flow == entry.MATRIX, name
+        assert isinstance(entry, OperationModule) or type(entry).commit_bundle is Operation.commit_bundle, name
+
+
+def test_a_module_operation_reads_its_members_at_call_time():
+    """A protocol member the module defines wins over the base's default, read when it is
+    used (so a mutant can replace one module function); the others are the base's."""
+    entry = registry.find("TCVT")
+    assert entry.check_call({}) is None and not hasattr(tcvt, "check_call")
+    with mock.patch.object(tcvt, "check_call", lambda call: "the module's", create=True):
+        assert entry.check_call({}) == "the module's"
+    with mock.patch.object(tcvt, "DATR_ALLOWED", frozenset()):
+        assert entry.DATR_ALLOWED == frozenset()
+    assert "Layout" in entry.DATR_ALLOWED and entry.pair_supported is tcvt.pair_supported
+
+
 def test_a_name_joins_once():
     with pytest.raises(ValueError, match="already registered"):
         registry.register(registry.find("TCVT"))
 
 
 def _unregistered_tepl_operation() -> str:
-    return next(name for name, (mode, _, _) in TEPL_OPS.items() if mode == 2 and registry.find(name) is None)
+    """A TEPL operation (of any Mode) the model does not execute yet."""
+    return next(name for name in TEPL_OPS if registry.find(name) is None)
 
 
 class _FillOne:

@@ -7,7 +7,7 @@ TileProfileBinaryWithFlags (ADD SUB MUL DIV REM), TileFixedFusedMultiplyAddValue
 and TileSFUUnarySpecialValue followed by TileProfileUnary as ExecuteTileUnary
 does -- on chosen element words, runs it once under aslref with the reference
 profile (pto-v0) and records every (inputs, result word, flags) in a JSON file
-(default ``tests/data/aslref-arith-elements.json``). ``tests/numeric/test_numeric_elementwise_arith.py``
+(default ``tests/data/aslref-arith-elements.json``). ``tests/numeric/test_numeric_tile_arithmetic.py``
 checks the golden model's element functions against that record, so the
 expectations come from the spec's own interpreter, not from the model.
 

@@ -1,4 +1,4 @@
-"""Element values of the arithmetic Tile operations (device_model/numeric/elementwise_arith.py)
+"""Element values of the arithmetic Tile operations (device_model/numeric/tile_arithmetic.py)
 against the spec's own interpreter.
 
 tests/data/aslref-arith-elements.json records what the executable ASL (reference
@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pto_avs.device_model.numeric import elementwise_arith as ea
-from pto_avs.device_model.numeric import ieee_arith
+from pto_avs.device_model.numeric import tile_arithmetic as ea
+from pto_avs.device_model.numeric import ieee_float
 
 RECORD = json.loads((Path(__file__).resolve().parents[1] / "data" / "aslref-arith-elements.json").read_text())
 CASES = RECORD["cases"]
@@ -41,11 +41,11 @@ def _label(c):
 
 def test_record_covers_every_operation_and_type():
     kinds = {(c["kind"], c.get("op"), c["type"]) for c in CASES}
-    for t in ("S8", "S16", "S32", "S64", "U8", "U16", "U32", "U64") + ieee_arith.FLOAT_TYPES:
+    for t in ("S8", "S16", "S32", "S64", "U8", "U16", "U32", "U64") + ieee_float.FLOAT_TYPES:
         for op in ea.BINARY:
             assert ("binary", op, t) in kinds
         assert ("fma", None, t) in kinds
-    for t in ieee_arith.FLOAT_TYPES:
+    for t in ieee_float.FLOAT_TYPES:
         for op in ea.UNARY:
             assert ("unary", op, t) in kinds
 
@@ -82,7 +82,7 @@ def test_hw_ieee_floating_binary_is_the_ieee_core(op):
     a = np.array([0x3F800000, 0x40400000, 0xBFC00000], dtype=np.uint64)
     b = np.array([0x40400000, 0x80000000, 0x3F800000], dtype=np.uint64)
     assert [x.tolist() for x in ea.binary(op, a, b, "FP32", "hw-ieee")] == \
-        [x.tolist() for x in ieee_arith.BINARY[op](a, b, "FP32")]
+        [x.tolist() for x in ieee_float.BINARY[op](a, b, "FP32")]
 
 
 def test_pto_v0_quirks_from_the_asl():

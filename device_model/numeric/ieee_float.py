@@ -32,21 +32,89 @@ Decisions where IEEE 754 and the profile are silent (SPEC-CHOICE 19):
   NaN multiplicand counts as positive (qNaN*(+inf) + -inf raises NV);
 - ``rsqrt`` and ``recip`` are correctly rounded (one rounding of the exact
   value); their special values are TileSFUUnarySpecialValue's (unary.asl).
+
+The exact kernels every rounding here starts from (``exact_product``,
+``exact_sum``) and the operand class tests are shared with ``scaled_fma``.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..dtypes import DataType, dtype as _dtype
-from .arithmetic import exact_product, exact_sum, is_zero, not_a_number, signals_invalid
 from .encode import infinity_code, round_to_float
 from .flags import FLAG_DZ, FLAG_NV
 from .formats import Decoded, ValueClass, decode_lanes
 from .rounding import RoundingMode, rounding_mode
 from .wide import FIT, bits, isqrt, shift_left, shift_right, signed_sum, to_u64, widen, with_sticky
-from .words import U64, as_words, lanes
+from .words import U64, as_words, bit_length, lanes
 
 FLOAT_TYPES = ("FP64", "FP32", "TF32", "HF32", "FP16", "BF16", "E4M3", "E5M2")
+
+
+# ----------------------------------------------------------------------------- exact kernels
+
+_M32 = U64(0xFFFFFFFF)
+_FRAME = 62  # top bit of the aligned addition frame
+
+
+def exact_product(a, b):
+    """Exact product of two uint64 significands below 2**53 as ``(sig, exp)``:
+    the product is ``sig * 2**exp`` up to a sticky bit OR-ed into bit 0 of
+    ``sig`` when it needed more than 64 bits (enough for any rounding to at
+    most 60 significant bits)."""
+    a0, a1 = a & _M32, a >> U64(32)
+    b0, b1 = b & _M32, b >> U64(32)
+    p00, p01, p10, p11 = a0 * b0, a0 * b1, a1 * b0, a1 * b1
+    mid = (p00 >> U64(32)) + (p01 & _M32) + (p10 & _M32)
+    lo = (p00 & _M32) | (mid << U64(32))
+    hi = p11 + (p01 >> U64(32)) + (p10 >> U64(32)) + (mid >> U64(32))
+    k = bit_length(hi).astype(U64)  # bits that do not fit in one word
+    sticky = (lo & ((U64(1) << k) - U64(1))) != 0
+    sig = np.where(k > 0, (hi << (U64(64) - k)) | (lo >> k) | sticky.astype(U64), lo)
+    return sig, k.astype(np.int64)
+
+
+def exact_sum(n1, s1, e1, n2, s2, e2):
+    """Exact sum of two signed values ``s * 2**e`` (significands below 2**62)
+    as ``(negative, sig, exp)``, with a sticky bit jammed into bit 0 when the
+    smaller term reaches below the 63-bit frame (a rounding to FP32 stays
+    exact). An exact zero sum is +0 unless both terms are -0 (RNE)."""
+    z1, z2 = s1 == 0, s2 == 0
+    top1 = np.where(z1, np.iinfo(np.int64).min // 2, e1 + bit_length(s1) - 1)
+    top2 = np.where(z2, np.iinfo(np.int64).min // 2, e2 + bit_length(s2) - 1)
+    first = top1 >= top2  # term 1 has the larger (or equal) binade
+    bn, bs, be = np.where(first, n1, n2), np.where(first, s1, s2), np.where(first, e1, e2)
+    sn, ss, se = np.where(first, n2, n1), np.where(first, s2, s1), np.where(first, e2, e1)
+    big_zero = bs == 0  # both zero
+    lift = np.where(big_zero, 0, _FRAME - (bit_length(bs) - 1))
+    frame_exp = be - lift
+    big = bs << lift.astype(U64)
+    d = frame_exp - se  # right shift of the smaller term into the frame
+    right = np.clip(d, 0, 64).astype(U64)
+    left = np.clip(-d, 0, 63).astype(U64)
+    lost = (d > 0) & ((ss & ((U64(1) << right) - U64(1))) != 0) | ((d >= 64) & (ss != 0))
+    small = np.where(d >= 0, ss >> right, ss << left) | lost.astype(U64)
+    same = bn == sn
+    total = np.where(same, big + small, np.where(big >= small, big - small, small - big))
+    negative = np.where(same, bn, np.where(big >= small, bn, sn))
+    zero = total == 0
+    negative = np.where(zero, bn & sn & same, negative)
+    return negative, total, np.where(big_zero, 0, frame_exp)
+
+
+def not_a_number(d: Decoded):
+    return d.nan | (d.cls == ValueClass.INVALID_ENCODING)
+
+
+def signals_invalid(d: Decoded):
+    return (d.cls == ValueClass.SIGNALING_NAN) | (d.cls == ValueClass.INVALID_ENCODING)
+
+
+def is_zero(d: Decoded):
+    return (d.cls == ValueClass.POSITIVE_ZERO) | (d.cls == ValueClass.NEGATIVE_ZERO)
+
+
+# ----------------------------------------------------------------------------- operands and results
 
 
 def _resolve(dtype, rounding):

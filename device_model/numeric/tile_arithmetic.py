@@ -24,7 +24,7 @@ unary.asl (TileSFUUnarySpecialValue, TileUnaryValue) and the reference profile
   classification; the SFU unary operations take TileSFUUnarySpecialValue's
   special values, then SQRT/RSQRT/LOG return the word, EXP the word + 1 and
   RECIP all-ones divided by the word (unsigned), with no flags.
-- Floating types, hw-ieee: ``ieee_arith`` (one IEEE rounding, RNE: the
+- Floating types, hw-ieee: ``ieee_float`` (one IEEE rounding, RNE: the
   operations use DefaultNumericExecutionControl) and, for EXP and LOG,
   ``transcendental`` (correctly rounded, the choice its docstring states); the SFU special values
   are those of pto-v0 (TileSFUUnarySpecialValue is not a profile hook).
@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..dtypes import DataType, dtype as _dtype
-from . import ieee_arith, transcendental
+from . import ieee_float, transcendental
 from .convert import resolve_profile
 from .encode import infinity_code
 from .flags import FLAG_DZ, FLAG_NV
@@ -133,8 +133,14 @@ def binary(op: str, left, right, dtype, profile="pto-v0"):
     elif prof == "pto-v0":
         words, flags = _raw_binary(op, a, b, t)
     else:
-        words, flags = ieee_arith.BINARY[op](lanes(a, t.bits), lanes(b, t.bits), t)
+        words, flags = ieee_float.BINARY[op](lanes(a, t.bits), lanes(b, t.bits), t)
     return words.reshape(shape), flags.reshape(shape)
+
+
+def multiply(left, right, dtype, profile="pto-v0"):
+    """``left * right`` as TileProfileBinaryWithFlags MUL: the one multiply of TMUL and
+    TMULS (``numeric.multiply``; TMULS passes its scalar as the raw element it reads)."""
+    return binary("MUL", left, right, dtype, profile)
 
 
 # ----------------------------------------------------------------------------- fma
@@ -149,7 +155,7 @@ def fma(left, right, addend, dtype, profile="pto-v0"):
         mask = U64(t.mask) if t.bits < 64 else _ONES
         words, flags = ((a & mask) * (b & mask) + (c & mask)) & mask, _no_flags(a.shape)
     elif prof == "hw-ieee":
-        words, flags = ieee_arith.fma(lanes(a, t.bits), lanes(b, t.bits), lanes(c, t.bits), t)
+        words, flags = ieee_float.fma(lanes(a, t.bits), lanes(b, t.bits), lanes(c, t.bits), t)
     else:
         x, y, z = (decode_lanes(lanes(w, t.bits), t) for w in (a, b, c))
         signaling = (x.cls == _C.SIGNALING_NAN) | (y.cls == _C.SIGNALING_NAN) | (z.cls == _C.SIGNALING_NAN)
@@ -240,7 +246,7 @@ def _raw_unary(op, w):
     return w.copy()  # SQRT, RSQRT, LOG: the reference profile returns the word
 
 
-_IEEE_UNARY = {**ieee_arith.UNARY, "EXP": transcendental.exp_finite, "LOG": transcendental.log_finite}
+_IEEE_UNARY = {**ieee_float.UNARY, "EXP": transcendental.exp_finite, "LOG": transcendental.log_finite}
 
 
 def unary(op: str, value, dtype, profile="pto-v0"):

@@ -1,4 +1,4 @@
-"""The hw-ieee arithmetic core (device_model/numeric/ieee_arith.py) against independent references.
+"""The hw-ieee arithmetic core (device_model/numeric/ieee_float.py) against independent references.
 
 - the per-element Fraction reference (vectors/reference/arithmetic.py) on boundary,
   tie, overflow, underflow, cancellation and random operands, every operation, every
@@ -19,13 +19,15 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from pto_avs.device_model.numeric import arithmetic, elementwise_arith, ieee_arith, transcendental, words
+from pto_avs.device_model import dtypes
+from pto_avs.device_model.numeric import ieee_float, tile_arithmetic, transcendental, words
+from pto_avs.device_model.ops import registry, tmul, tmuls  # noqa: F401  (tmul, tmuls: the two join the registry)
 from pto_avs.vectors.reference import arithmetic as ref
 from pto_avs.vectors.reference import numeric as refnum
 from pto_avs.vectors.reference.value_set import ValueSet
 
 MODES = ("RNE", "RTZ", "RTM", "RTP", "RNA", "RTO", "RHB")
-TYPES = ieee_arith.FLOAT_TYPES
+TYPES = ieee_float.FLOAT_TYPES
 U64 = np.uint64
 
 
@@ -35,7 +37,7 @@ def test_type_set_is_the_asl_floating_arithmetic_set():
     assert set(TYPES) == {"FP64", "FP32", "TF32", "HF32", "FP16", "BF16", "E4M3", "E5M2"}
     assert set(ref.ARITHMETIC_TYPES) == set(TYPES)
     with pytest.raises(ValueError, match="HiF8"):
-        ieee_arith.add([0], [0], "HiF8")
+        ieee_float.add([0], [0], "HiF8")
 
 
 # ----------------------------------------------------------------------------- operands
@@ -139,23 +141,23 @@ def _compare(model, expected, inputs, label):
 
 
 @pytest.mark.parametrize("name", TYPES)
-@pytest.mark.parametrize("op", sorted(ieee_arith.BINARY))
+@pytest.mark.parametrize("op", sorted(ieee_float.BINARY))
 def test_binary_against_reference(name, op):
     pairs = operand_pairs(name, op)
     a, b = zip(*pairs)
     for mode in MODES:
-        model = run(ieee_arith.BINARY[op], a, b, name=name, mode=mode)
+        model = run(ieee_float.BINARY[op], a, b, name=name, mode=mode)
         expected = [ref.BINARY[op](name, x, y, mode) for x, y in pairs]
         _compare(model, expected, pairs, f"{op} {name} {mode}")
 
 
 @pytest.mark.parametrize("name", TYPES)
-@pytest.mark.parametrize("op", sorted(ieee_arith.UNARY))
+@pytest.mark.parametrize("op", sorted(ieee_float.UNARY))
 def test_unary_against_reference(name, op):
     rng = random.Random(f"{name}-{op}")
     values = boundary_values(name) + random_codes(name, rng, 40)
     for mode in MODES:
-        model = run(ieee_arith.UNARY[op], values, name=name, mode=mode)
+        model = run(ieee_float.UNARY[op], values, name=name, mode=mode)
         expected = [ref.UNARY[op](name, x, mode) for x in values]
         _compare(model, expected, values, f"{op} {name} {mode}")
 
@@ -182,7 +184,7 @@ def test_fma_against_reference(name):
                 (x, x, code(name, 1) | neg)]
     for mode in MODES:
         a, bb, c = zip(*triples)
-        model = run(ieee_arith.fma, a, bb, c, name=name, mode=mode)
+        model = run(ieee_float.fma, a, bb, c, name=name, mode=mode)
         expected = [ref.fma(name, *t, mode) for t in triples]
         _compare(model, expected, triples, f"fma {name} {mode}")
 
@@ -195,43 +197,49 @@ def test_hand_checked_values():
     tie = f32(2.0 ** -24)
     for mode, expected in (("RNE", one), ("RNA", one + 1), ("RHB", one + 1), ("RTP", one + 1),
                            ("RTZ", one), ("RTM", one), ("RTO", one + 1)):
-        assert run(ieee_arith.add, [one], [tie], name="FP32", mode=mode) == [(expected, 0x10)], mode
+        assert run(ieee_float.add, [one], [tie], name="FP32", mode=mode) == [(expected, 0x10)], mode
     # x - x is +0, except -0 under RTM
-    assert run(ieee_arith.sub, [one], [one], name="FP32", mode="RNE") == [(0, 0)]
-    assert run(ieee_arith.sub, [one], [one], name="FP32", mode="RTM") == [(0x80000000, 0)]
+    assert run(ieee_float.sub, [one], [one], name="FP32", mode="RNE") == [(0, 0)]
+    assert run(ieee_float.sub, [one], [one], name="FP32", mode="RTM") == [(0x80000000, 0)]
     # 1/3 rounds down under RNE (0x3EAAAAAB is the up neighbour)
-    assert run(ieee_arith.div, [one], [f32(3.0)], name="FP32", mode="RNE") == [(0x3EAAAAAB, 0x10)]
-    assert run(ieee_arith.div, [one], [f32(3.0)], name="FP32", mode="RTZ") == [(0x3EAAAAAA, 0x10)]
+    assert run(ieee_float.div, [one], [f32(3.0)], name="FP32", mode="RNE") == [(0x3EAAAAAB, 0x10)]
+    assert run(ieee_float.div, [one], [f32(3.0)], name="FP32", mode="RTZ") == [(0x3EAAAAAA, 0x10)]
     # max * 2: overflow; RTZ gives max, RNE infinity
-    assert run(ieee_arith.mul, [0x7F7FFFFF], [f32(2.0)], name="FP32", mode="RNE") == [(0x7F800000, 0x14)]
-    assert run(ieee_arith.mul, [0x7F7FFFFF], [f32(2.0)], name="FP32", mode="RTZ") == [(0x7F7FFFFF, 0x14)]
+    assert run(ieee_float.mul, [0x7F7FFFFF], [f32(2.0)], name="FP32", mode="RNE") == [(0x7F800000, 0x14)]
+    assert run(ieee_float.mul, [0x7F7FFFFF], [f32(2.0)], name="FP32", mode="RTZ") == [(0x7F7FFFFF, 0x14)]
     # min subnormal / 2: a tie to zero (RNE) with UF|NX; RNA gives the subnormal back
-    assert run(ieee_arith.mul, [1], [f32(0.5)], name="FP32", mode="RNE") == [(0, 0x18)]
-    assert run(ieee_arith.mul, [1], [f32(0.5)], name="FP32", mode="RNA") == [(1, 0x18)]
+    assert run(ieee_float.mul, [1], [f32(0.5)], name="FP32", mode="RNE") == [(0, 0x18)]
+    assert run(ieee_float.mul, [1], [f32(0.5)], name="FP32", mode="RNA") == [(1, 0x18)]
     # sqrt(-0) = -0; sqrt(-1) invalid; rsqrt(4) = 0.5 exactly; 1/0 = inf with DZ
-    assert run(ieee_arith.sqrt, [0x80000000, f32(-1.0)], name="FP32", mode="RNE") == [(0x80000000, 0), (0x7FC00000, 1)]
-    assert run(ieee_arith.rsqrt, [f32(4.0)], name="FP32", mode="RNE") == [(f32(0.5), 0)]
-    assert run(ieee_arith.recip, [0x80000000], name="FP32", mode="RNE") == [(0xFF800000, 0x02)]
+    assert run(ieee_float.sqrt, [0x80000000, f32(-1.0)], name="FP32", mode="RNE") == [(0x80000000, 0), (0x7FC00000, 1)]
+    assert run(ieee_float.rsqrt, [f32(4.0)], name="FP32", mode="RNE") == [(f32(0.5), 0)]
+    assert run(ieee_float.recip, [0x80000000], name="FP32", mode="RNE") == [(0xFF800000, 0x02)]
     # floor modulo: -1 rem 3 = 2, 1 rem -3 = -2, -3 rem 3 = +0, -1 rem inf = inf
-    assert run(ieee_arith.rem, [f32(-1.0), f32(1.0), f32(-3.0), f32(-1.0)],
+    assert run(ieee_float.rem, [f32(-1.0), f32(1.0), f32(-3.0), f32(-1.0)],
                [f32(3.0), f32(-3.0), f32(3.0), 0x7F800000], name="FP32", mode="RNE") == \
         [(f32(2.0), 0), (f32(-2.0), 0), (0, 0), (0x7F800000, 0)]
     # fma rounds once: (1+u)(1-u) - 1 = -u**2 exactly, which a rounded product would lose
-    assert run(ieee_arith.fma, [f32(1 + ulp)], [f32(1 - ulp)], [f32(-1.0)], name="FP32", mode="RNE") == \
+    assert run(ieee_float.fma, [f32(1 + ulp)], [f32(1 - ulp)], [f32(-1.0)], name="FP32", mode="RNE") == \
         [(f32(-(ulp * ulp)), 0)]
     # E4M3 has no infinity: 1/0 is its NaN 0x7F with DZ
-    assert run(ieee_arith.div, [0x38], [0x00], name="E4M3", mode="RNE") == [(0x7F, 0x02)]
+    assert run(ieee_float.div, [0x38], [0x00], name="E4M3", mode="RNE") == [(0x7F, 0x02)]
 
 
-def test_tmuls_multiply_is_the_rne_multiply():
-    """numeric.multiply (TMULS, hw-ieee) and ieee_arith.mul agree under RNE."""
+def test_tmuls_and_tmul_share_one_multiply():
+    """TMULS's element function (a tile times its scalar) and TMUL's give the same words and
+    flags in both profiles, and under hw-ieee they are ieee_float.mul rounded RNE."""
+    tmuls, tmul = registry.find("TMULS").element, registry.find("TMUL").element
     for name in TYPES:
+        t = dtypes.dtype(name)
         pairs = operand_pairs(name, "MUL")
         a = np.array([p[0] for p in pairs], dtype=U64)
         b = np.array([p[1] for p in pairs], dtype=U64)
-        words, flags = arithmetic.multiply(a, b, name, profile="hw-ieee")
-        w2, f2 = ieee_arith.mul(a, b, name)
-        assert (words == w2).all() and (flags == f2).all(), name
+        for profile in ("pto-v0", "hw-ieee"):
+            words, flags = tmuls(t, profile, a, b)
+            w2, f2 = tmul(t, profile, a, b)
+            assert (words == w2).all() and (np.asarray(flags) == np.asarray(f2)).all(), (name, profile)
+        w3, f3 = ieee_float.mul(a, b, name)
+        assert (words == w3).all() and (flags == f3).all(), name
 
 
 # ----------------------------------------------------------------------------- exhaustive (value-set oracle)
@@ -268,7 +276,7 @@ def _exhaustive_check(name, a, b, op, mode, scale):
     """Model vs value-set oracle on the pairs of finite operands; returns their count and
     the indices of the other pairs."""
     finite, negative, table = _table(name, scale)
-    words, flags = ieee_arith.BINARY[op](a, b, name, mode)
+    words, flags = ieee_float.BINARY[op](a, b, name, mode)
     both = finite[a] & finite[b]
     na, nb = negative[a], negative[b]
     ma, mb = table[a], table[b]
@@ -300,7 +308,7 @@ def test_exhaustive_e5m2_all_pairs(op):
         checked, specials = _exhaustive_check(name, a, b, op, mode, scale)
         assert checked == 248 * 248
         if mode in ("RNE", "RTM"):
-            fn = ieee_arith.add if op == "ADD" else ieee_arith.mul
+            fn = ieee_float.add if op == "ADD" else ieee_float.mul
             words, flags = fn(a[specials], b[specials], name, mode)
             expected = [ref.BINARY[op](name, int(x), int(y), mode) for x, y in zip(a[specials], b[specials])]
             assert [(int(w), int(f)) for w, f in zip(words, flags)] == expected
@@ -343,7 +351,7 @@ def _exhaustive_mul_fp16(a, s, mode):
         total, e = total << U64(e), 0
     ok = finite[a]
     expected_words, expected_flags = _oracle(name, 24 - e).round((negative[a] != bool(s & 0x8000))[ok], total[ok], mode)
-    words, flags = ieee_arith.mul(a, np.full(a.shape, s, dtype=U64), name, mode)
+    words, flags = ieee_float.mul(a, np.full(a.shape, s, dtype=U64), name, mode)
     _expect_oracle(name, "MUL", a, words, flags, expected_words, expected_flags, ok, f"{mode} b={s:#x}")
     return int(ok.sum())
 
@@ -407,11 +415,11 @@ def _peer_operands(name, n, seed):
 
 
 def _peer_check(name, op, a, b, np_type, view_type):
-    fn = ieee_arith.BINARY.get(op) or ieee_arith.UNARY[op]
-    words, _ = fn(a, b, name) if op in ieee_arith.BINARY else fn(a, name)
+    fn = ieee_float.BINARY.get(op) or ieee_float.UNARY[op]
+    words, _ = fn(a, b, name) if op in ieee_float.BINARY else fn(a, name)
     storage = np.uint32 if name == "FP32" else np.uint16
     peer = _numpy_peer(op, a.astype(storage).view(view_type), b.astype(storage).view(view_type)
-                       if op in ieee_arith.BINARY else None, np_type)
+                       if op in ieee_float.BINARY else None, np_type)
     with np.errstate(over="ignore"):
         peer = peer.astype(view_type)  # binary32 -> the 16-bit type: the second rounding (RNE)
     peer_bits = peer.view(storage).astype(U64)
@@ -477,7 +485,7 @@ def test_transcendental_against_reference(name, op):
 
 def ieee_transcendental(op, values, name, mode):
     """hw-ieee unary with the special-value path, under a chosen rounding mode."""
-    handled, words, flags = elementwise_arith.sfu_special(op, np.array(values, dtype=U64), elementwise_arith._dtype(name))
+    handled, words, flags = tile_arithmetic.sfu_special(op, np.array(values, dtype=U64), tile_arithmetic._dtype(name))
     rest = np.flatnonzero(~handled)
     fn = transcendental.exp_finite if op == "EXP" else transcendental.log_finite
     words[rest], flags[rest] = fn(np.array(values, dtype=U64)[rest], name, mode)
@@ -488,7 +496,7 @@ def test_exp_matches_the_profile_pinned_values():
     """HardwareNumericMixedExpdifDiscriminator (mx-formats.asl) fixes two FP32 results of
     exp(a - b) after an FP32 subtraction: exp(2**-7 - 2**-24) = 0x3F810100 and
     exp(1 - 2**-9) = 0x402DA16E; correctly rounded exp gives both."""
-    d, _ = ieee_arith.sub(np.array([0x3C000000, 0x3F800000], dtype=U64), np.array([0x33800000, 0x3B000000], dtype=U64),
+    d, _ = ieee_float.sub(np.array([0x3C000000, 0x3F800000], dtype=U64), np.array([0x33800000, 0x3B000000], dtype=U64),
                           "FP32")
     words, flags = transcendental.exp_finite(d, "FP32")
     assert words.tolist() == [0x3F810100, 0x402DA16E] and flags.tolist() == [0x10, 0x10]

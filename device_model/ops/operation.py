@@ -1,0 +1,229 @@
+"""The one operation protocol: every registry entry is an ``Operation``.
+
+An entry comes in one of two shapes, both of this one class:
+
+- a *declaration*: an instance of a kind (a subclass: ``elementwise.TileBinary``,
+  ``predicate.TileCompare``, ...) made with a name and an element function, e.g.
+  ``register(TileBinary("TADD", add, "TileVecArithmeticDataTypeSupported", closed=True))``;
+- a *module*: an operation module (TCVT, TQUANT, TGEMV_MX_ACC) wrapped by
+  ``OperationModule``; every protocol member the module defines is read from the
+  module at call time (so a mutant can replace one module function), the rest are
+  this class's defaults.
+
+What an operation declares (class constants, or module globals):
+
+- ``NAME``: the spec mnemonic; ``BSTART``: the decoded BSTART form key that opens its
+  block (``BSTART.TEPL``, whose Mode/Function selector names the operation, or a form
+  of its own such as ``BSTART.TGEMVMX.ACC``); ``MATRIX``: a Matrix (CUBE) block
+- ``SOURCES``, ``GPR_INPUTS``: its Local source and B.IOR input counts
+- ``DATR_ALLOWED``: the B.DATR fields that may be nonzero (SelectedBundleTileDataAttributesLegal)
+- ``DIRECT_ARGUMENTS``: direct-call argument -> default (``registry.REQUIRED`` when the
+  call must give it)
+- a declaration's kind states instead ``ARGUMENTS``, the spec's operand fields in
+  catalog order (``destination0``, ``source0``.., ``scalar0``, ``comparison``): the
+  constructor derives ``SOURCES``, ``GPR_INPUTS``, ``DIRECT_ARGUMENTS`` and the
+  B.DATR operand fields (CMode) from them, so a new declared operation states only
+  its name, kind, type set and element function.
+
+What the TEPL bundle flow (``commit_bundle``; ExecuteBundleTileOperationLocally after
+the block-level steps: asl/block/model/dispatch/tile-execution.asl for the order,
+descriptor-legality.asl, scalar-schema.asl, tile-schema.asl) does, in order, and the
+hook each step calls:
+
+1. no B.IOS; exactly one destination, ``SOURCES`` sources, a terminated B.IOT stream
+   and no surplus B.IOR field (Fault_BundleControl)
+2. ``gpr_values_check(state, block)``: BundleOperationGPRBindingValuesLegal (default: none)
+3. the B.DATR fields outside ``DATR_ALLOWED`` are zero (``block._check_datr_applicability``)
+4. ``closed_schema_check(state, block)``: its SelectedBundleClosed*SchemaLegal; a kind
+   usually gives ``schema_legal(state, block) -> bool`` and ``schema_summary()`` instead
+5. one PE mask across the bindings
+6. ``resolve_destination(state, block) -> (index, tile)``: the renamed, allocated,
+   not yet published destination; the default asks ``destination_shape(state, block)``
+   for (valid_rows, valid_cols, cols) (default: LB1|1, LB0, LB2|LB0) and lets the block
+   allocate it; a destination of its own kind (a predicate tile) overrides this
+7. ``execute_bundle(state, block, index, destination, profile) -> Publication``: operand
+   legality and execution against the allocated destination; a declaration's default
+   reads its operands (sources, the B.IOR scalar, PadValue, B.DATR operand fields) and
+   calls ``run``
+
+A direct call: ``direct(state, call, profile) -> Publication`` (a declaration's default
+reads the same operands from the call and calls ``run``); ``check_call(call)`` may refuse
+a normalized call (``ValueError``; default: accept). A declaration's ``run(tiles, dst,
+sources, scalar, pad, profile, limit, **datr_operands)`` starts with
+``check_operands`` (every source defined, then the kind's ``operands_check``, both
+Fault_TileLegality) and ends in a ``Publication``; ``status(flags, profile)`` turns its
+element flags into the NumericStatus bits it records.
+
+A CUBE entry (TGEMV_MX_ACC) satisfies the same protocol with a ``commit_bundle`` of its
+own (ExecuteBundleTMATMULOperation); the CUBE family of issue 26 becomes a kind of this
+class with that flow as its ``commit_bundle``.
+
+Where the coming families' hooks go (added here, to this class, when an operation
+needs them; none exists before its first user):
+
+- two destinations (TSORT: values and U32 indices): a ``DESTINATIONS`` count in step 1
+  and a ``resolve_destinations`` in step 6 returning every (index, tile), renamed in
+  binding order; ``Publication`` already publishes several tiles at once
+- a destination-only block (TCI, TTRI): ``SOURCES = 0`` already passes step 1 (TEXPANDS
+  is one); the destination's shape from B.IOR scalars is ``destination_shape``
+- reductions and broadcasts with ValidRow x 1 or 1 x ValidCol destinations:
+  ``destination_shape``; the padding they write is the kind's ``run``
+- a memory footprint (TLOAD, TSTORE, MGATHER..): a ``memory_footprint(state, block)``
+  step between 4 and 6, checked whole before anything is written, and memory writes in
+  ``Publication``
+- a per-tile feature-map descriptor (TIMG2COL): read by the kind's operand checks from
+  the state, which owns it
+"""
+from __future__ import annotations
+
+from .. import block as blocks
+from ..faults import bundle_control, tile_legality
+from ..state import MachineState, source_contents_defined
+from .common import Publication, status_bits
+from .registry import REQUIRED
+
+# The spec operand field -> the direct-call argument that gives it.
+ARGUMENT_KEYS = {"source0": "src", "source1": "src1", "source2": "src2", "scalar0": "scalar", "comparison": "cmode"}
+# The spec operand fields a bundle reads from B.DATR -> the field.
+DATR_OPERANDS = {"comparison": "CMode"}
+# Operand fields a direct call may omit (0: the zero scalar, CMode EQ).
+OPTIONAL_OPERANDS = frozenset({"scalar0", "comparison"})
+
+
+class Operation:
+    """One modelled operation: the registry protocol (see the module docstring), the TEPL
+    bundle flow and the defaults of its hooks."""
+
+    NAME = ""
+    BSTART = "BSTART.TEPL"
+    MATRIX = False
+    SOURCES = 0
+    GPR_INPUTS = 0
+    DATR_ALLOWED = frozenset({"PadValue"})  # PadValueOrByteId
+    DIRECT_ARGUMENTS: dict = {}
+    HANDLER = LEGALITY = ""  # a declaration's semantic and legality handler names (the spec catalog's)
+    ARGUMENTS = ()  # a declaration's spec operand fields, in catalog order
+
+    def __init__(self, name: str, element):
+        """A declaration: ``name`` and its element function; the counts, the direct-call
+        arguments and the B.DATR operand fields follow from the kind's ``ARGUMENTS``."""
+        self.NAME = name
+        self.element = element
+        self.sources = tuple(a for a in self.ARGUMENTS if a.startswith("source"))
+        self.SOURCES = len(self.sources)
+        self.GPR_INPUTS = sum(a.startswith("scalar") for a in self.ARGUMENTS)
+        self.datr_operands = tuple(a for a in self.ARGUMENTS if a in DATR_OPERANDS)
+        self.DATR_ALLOWED = self.DATR_ALLOWED | {DATR_OPERANDS[a] for a in self.datr_operands}
+        self.DIRECT_ARGUMENTS = {"dst": REQUIRED, **{ARGUMENT_KEYS[a]: 0 if a in OPTIONAL_OPERANDS else REQUIRED
+                                                     for a in self.ARGUMENTS[1:]}, "pad": "Null"}
+
+    # --- the TEPL bundle flow ----------------------------------------------
+    def commit_bundle(self, state: MachineState, block, profile: str) -> Publication:
+        """The whole commit of the block after the block-level steps (steps 1-7 above)."""
+        if block.shared:
+            raise tile_legality("TEPL operations take no Shared (B.IOS) binding")
+        # SPEC-CHOICE 9: the operation documents list a bad B.IOR among the closed-schema
+        # (Fault_TileLegality) failures; the executable order checks binding completeness
+        # first, so a nonzero surplus B.IOR field (or a wrong binding count) is
+        # Fault_BundleControl (digest §7.8). The executable order is used.
+        if (len(block.destinations()) != 1 or len(block.sources()) != self.SOURCES
+                or not block.stream_terminated() or not block.scalar_schema_legal(self.GPR_INPUTS)):
+            raise bundle_control(f"{self.NAME} needs exactly one destination and {self.SOURCES} "
+                                 f"source(s) in one terminated B.IOT stream, and no surplus B.IOR field")
+        self.gpr_values_check(state, block)
+        blocks._check_datr_applicability(block, self)
+        self.closed_schema_check(state, block)
+        if not block.masks_equal():
+            raise tile_legality("bindings use different PE masks")
+        index, destination = self.resolve_destination(state, block)
+        return self.execute_bundle(state, block, index, destination, profile)
+
+    def gpr_values_check(self, state: MachineState, block) -> None:
+        """BundleOperationGPRBindingValuesLegal: no GPR value rule unless the operation has one."""
+
+    def closed_schema_check(self, state: MachineState, block) -> None:
+        """The operation's SelectedBundleClosed*SchemaLegal (Fault_TileLegality)."""
+        if not self.schema_legal(state, block):
+            raise tile_legality(f"{self.NAME}: the block does not meet its closed schema ({self.schema_summary()})")
+
+    def schema_legal(self, state: MachineState, block) -> bool:
+        raise NotImplementedError(f"{self.NAME} states no closed schema")
+
+    def schema_summary(self) -> str:
+        """The closed schema in words, for the fault's detail."""
+        return "see the operation's SelectedBundleClosed*SchemaLegal"
+
+    def resolve_destination(self, state: MachineState, block):
+        """ResolveBundleTileDestinationsForOperation: (index, tile) of the new destination."""
+        return blocks.resolve_destination(state, block, self.destination_shape(state, block))
+
+    def destination_shape(self, state: MachineState, block):
+        """(valid_rows, valid_cols, cols) of the new destination: the closed schemas' LB shape."""
+        return block.shape()
+
+    def execute_bundle(self, state: MachineState, block, index: int, destination, profile: str) -> Publication:
+        """A declaration's operands read from the block, then ``run`` against the allocated destination."""
+        tiles = list(state.tiles)
+        tiles[index] = destination
+        datr = {ARGUMENT_KEYS[a]: block.datr_field(DATR_OPERANDS[a]) for a in self.datr_operands}
+        return self.run(tiles, index, block.sources(), self.bundle_scalar(state, block), block.pad(), profile,
+                        state.tile_capacity, **datr)
+
+    def bundle_scalar(self, state: MachineState, block) -> int:
+        """The B.IOR RegSrc0 GPR of an operation with a scalar (0 when B.IOR is omitted)."""
+        return block.gpr_inputs(state)[0] if self.GPR_INPUTS and block.ior is not None else 0
+
+    # --- direct calls -------------------------------------------------------
+    def direct(self, state: MachineState, call: dict, profile: str) -> Publication:
+        """A declaration's operands read from the call, then ``run`` (the destination exists)."""
+        sources = [call[ARGUMENT_KEYS[a]] for a in self.sources]
+        datr = {ARGUMENT_KEYS[a]: call.get(ARGUMENT_KEYS[a], 0) for a in self.datr_operands}
+        return self.run(state.tiles, call["dst"], sources, call.get("scalar", 0), call["pad"], profile,
+                        state.tile_capacity, **datr)
+
+    def check_call(self, call: dict) -> None:
+        """A direct call needs nothing beyond its arguments unless the operation says so."""
+
+    # --- shared by the bundle and the direct path of a declaration ---------
+    def run(self, tiles, dst: int, sources, scalar: int, pad: str, profile: str, limit: int,
+            **datr_operands) -> Publication:
+        raise NotImplementedError(f"{self.NAME} states no execution")
+
+    def check_operands(self, tiles, dst: int, sources, scalar: int, limit: int) -> None:
+        """Every source defined, then the kind's operand legality (both Fault_TileLegality);
+        nothing is written yet."""
+        if not all(source_contents_defined(tiles[s], limit) for s in sources):
+            raise tile_legality(f"{self.NAME}: a source is not a legal, fully defined tile")
+        self.operands_check(tiles, dst, sources, scalar, limit)
+
+    def operands_check(self, tiles, dst: int, sources, scalar: int, limit: int) -> None:
+        raise NotImplementedError(f"{self.NAME} states no operand legality")
+
+    def status(self, flags, profile: str) -> int:
+        """The NumericStatus bits the operation records: the OR of its element flags."""
+        return status_bits(flags)
+
+
+# The protocol members an operation module may define (each overrides the default).
+PROTOCOL = frozenset({"NAME", "BSTART", "MATRIX", "SOURCES", "GPR_INPUTS", "DATR_ALLOWED", "DIRECT_ARGUMENTS",
+                      "commit_bundle", "gpr_values_check", "closed_schema_check", "resolve_destination",
+                      "destination_shape", "execute_bundle", "direct", "check_call"})
+
+
+class OperationModule(Operation):
+    """An operation written as a module: a protocol member the module defines is read
+    from the module at call time, every other member is ``Operation``'s; any other name
+    (a module's own helper or constant) is the module's."""
+
+    def __init__(self, module):
+        self._module = module
+
+    def __getattribute__(self, name):
+        if name in PROTOCOL:
+            module = object.__getattribute__(self, "_module")
+            if hasattr(module, name):
+                return getattr(module, name)
+        return object.__getattribute__(self, name)
+
+    def __getattr__(self, name):
+        return getattr(object.__getattribute__(self, "_module"), name)
