@@ -328,13 +328,14 @@ def layout_transform(code: int):
     return layouts
 
 
-def resolve_destination(state: MachineState, block: BlockState, shape=None):
-    """ResolveBundleTileDestinationsWithShape for the single TEPL destination:
-    rename to the first free index of the hand, check capacity and shape, and
-    build the new descriptor (not yet published). ``shape`` is (valid_rows,
-    valid_cols, cols); None takes the closed schemas' LB shape."""
+def resolve_destination(state: MachineState, block: BlockState, shape=None, dtype=None):
+    """ResolveBundleTileDestinationsWithShape (WithShapeAndType, given ``dtype``) for the
+    single TEPL destination: rename to the first free index of the hand, check capacity
+    and shape, and build the new descriptor (not yet published). ``shape`` is (valid_rows,
+    valid_cols, cols); None takes the closed schemas' LB shape; ``dtype`` None takes the
+    block's effective type."""
     binding = block.destinations()[0]
-    dtype = block.effective_type()
+    dtype = dtype or block.effective_type()
     hand = binding.hand
     index = next((i for i in range(hand * 16, hand * 16 + 16) if state.tiles[i] is None), None)
     if index is None:

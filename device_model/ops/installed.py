@@ -8,3 +8,5 @@ from . import (tcolexpand, tcolexpandadd, tcolexpanddiv, tcolexpandexpdif, tcole
                tcolexpandmin, tcolexpandmul, tcolexpandsub, tpartadd, tpartmax, tpartmin, tpartmul,
                trowexpand, trowexpandadd, trowexpanddiv, trowexpandexpdif, trowexpandmax, trowexpandmin,
                trowexpandmul, trowexpandsub)
+from . import (tcolargmax, tcolargmin, tcolmax, tcolmin, tcolprod, tcolsum, trowargmax,  # noqa: F401
+               trowargmin, trowmax, trowmin, trowprod, trowsum)

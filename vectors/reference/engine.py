@@ -358,7 +358,8 @@ class Family:
 
 # The modules that declare a FAMILY, in the order their files are written.
 FAMILY_MODULES = ("generate_elementwise", "generate_arith", "generate_compare", "generate_numeric",
-                  "generate_postprocess", "legality_layout", "generate_expansion")
+                  "generate_postprocess", "legality_layout", "generate_expansion",
+                  "generate_reductions")
 
 
 def families() -> list[Family]:
