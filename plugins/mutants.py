@@ -727,14 +727,14 @@ def _signed_rem_truncated():
 @mutant("fma-two-roundings", "floating TFMA rounds the product before adding the addend (a multiply "
         "followed by an add) instead of rounding the exact a * b + c once", profile="hw-ieee")
 def _fma_two_roundings():
-    from ..device_model.numeric import elementwise_arith
+    from ..device_model.numeric import tile_arithmetic
 
     def make(original):
         def fused(dtype, profile, left, right, addend):
             if dtype.is_integer or profile != "hw-ieee":
                 return original(dtype, profile, left, right, addend)
-            product, flags = elementwise_arith.binary("MUL", left, right, dtype, profile)
-            words, more = elementwise_arith.binary("ADD", product, addend, dtype, profile)
+            product, flags = tile_arithmetic.binary("MUL", left, right, dtype, profile)
+            words, more = tile_arithmetic.binary("ADD", product, addend, dtype, profile)
             return words, flags | more
         return fused
     return (_elements_replaced(("TFMA",), make),)
@@ -743,14 +743,14 @@ def _fma_two_roundings():
 @mutant("rsqrt-two-roundings", "TRSQRT rounds the square root before taking its reciprocal (two "
         "operations) instead of one rounding of 1 / sqrt(x)", profile="hw-ieee")
 def _rsqrt_two_roundings():
-    from ..device_model.numeric import elementwise_arith
+    from ..device_model.numeric import tile_arithmetic
 
     def make(original):
         def rsqrt(dtype, profile, value):
             if profile != "hw-ieee":
                 return original(dtype, profile, value)
-            root, _ = elementwise_arith.unary("SQRT", value, dtype, profile)
-            words, flags = elementwise_arith.unary("RECIP", root, dtype, profile)
+            root, _ = tile_arithmetic.unary("SQRT", value, dtype, profile)
+            words, flags = tile_arithmetic.unary("RECIP", root, dtype, profile)
             exact, exact_flags = original(dtype, profile, value)
             finite = (exact_flags & 0x03) == 0  # the special values keep their own results
             return np.where(finite, words, exact), np.where(finite, flags | (exact_flags & 0x10), exact_flags)
@@ -822,63 +822,6 @@ def _select_inverted():
         return lambda bits, true_words, false_words: original(~np.asarray(bits, dtype=bool), true_words,
                                                                false_words)
     return (_elements_replaced(("TSEL", "TSELS"), make),)
-
-
-# --- broadcasts and partial operations (TROW/TCOLEXPAND*, TPART*) ---------------------
-
-@mutant("broadcast-shape-unchecked", "the broadcast unit accepts a broadcast tile of any shape (it checks "
-        "neither the one-column/one-row valid region nor the physical columns), reading whatever it holds")
-def _broadcast_shape_unchecked():
-    return (Patch("pto_avs.device_model.ops.expansion:TileExpand.broadcast_shape_legal",
-                  replace_with(lambda self, broadcast, valid_rows, valid_cols, cols: True)),)
-
-
-@mutant("broadcast-first-element", "the broadcast unit latches the broadcast tile's first element once per "
-        "block, so every row (row broadcast) or column (column broadcast) combines with element (0, 0)")
-def _broadcast_first_element():
-    def make(original):
-        def broadcast_words(self, broadcast, destination):
-            words = original(self, broadcast, destination)
-            return np.full(words.shape, words.flat[0], dtype=np.uint64)
-        return broadcast_words
-    return (Patch("pto_avs.device_model.ops.expansion:TileExpand.broadcast_words", make),)
-
-
-@mutant("broadcast-padding-skipped", "the broadcasts write only the valid region: the padding coordinates are "
-        "left undefined whatever PadValue the block or call selects")
-def _broadcast_padding_skipped():
-    def make(original):
-        return lambda destination, words, pad, location=None: original(destination, words, "Null", location)
-    return (Patch("pto_avs.device_model.ops.expansion:result_tile", make),)
-
-
-@mutant("broadcast-status-dropped", "the broadcast unit evaluates the typed operation without its flags (as "
-        "the tile-tile ExecuteTileBinary does), so TROW/TCOLEXPAND{DIV, ...} record no NumericStatus")
-def _broadcast_status_dropped():
-    return (Patch("pto_avs.device_model.ops.expansion:TileExpand.status", replace_with(lambda self, flags, profile: 0)),)
-
-
-@mutant("expdif-no-discriminator", "pto-v0's mixed FP16/BF16 -> FP32 EXPDIF skips the hard-coded widened pairs of "
-        "HardwareNumericMixedExpdifDiscriminator and takes the raw FP32 SUB/EXP for them too")
-def _expdif_no_discriminator():
-    return (Patch("pto_avs.device_model.ops.expansion:MIXED_EXPDIF_DISCRIMINATORS", replace_with({})),)
-
-
-@mutant("partial-tail-zeroed", "the partial unit writes zero where only one source is valid instead of copying "
-        "that source's Word (TPARTADD, TPARTMUL, TPARTMAX, TPARTMIN)")
-def _partial_tail_zeroed():
-    def make(original):
-        def elements(self, tiles, dst, sources, scalar, pad, profile):
-            tile, status = original(self, tiles, dst, sources, scalar, pad, profile)
-            left, right = tiles[sources[0]], tiles[sources[1]]
-            rows, cols = min(left.valid_rows, right.valid_rows), min(left.valid_cols, right.valid_cols)
-            payload = tile.payload.copy()
-            tail = np.ones((tile.valid_rows, tile.valid_cols), dtype=bool)
-            tail[:rows, :cols] = False
-            payload[tile.valid_index[tail]] = 0
-            return tile.with_contents(payload, tile.defined), status
-        return elements
-    return (Patch("pto_avs.device_model.ops.partial:TilePartial.elements", make),)
 
 
 # ---------------------------------------------------------------------------
@@ -1030,3 +973,137 @@ def _predicate_index_wraps():
         return select
 
     return (_elements_replaced(("TCMP", "TCMPS"), make_compare), _elements_replaced(("TSEL", "TSELS"), make_select))
+
+
+# --- broadcasts and partial operations (TROW/TCOLEXPAND*, TPART*) ---------------------
+
+@mutant("broadcast-shape-unchecked", "the broadcast unit accepts a broadcast tile of any shape (it checks "
+        "neither the one-column/one-row valid region nor the physical columns), reading whatever it holds")
+def _broadcast_shape_unchecked():
+    return (Patch("pto_avs.device_model.ops.expansion:TileExpand.broadcast_shape_legal",
+                  replace_with(lambda self, broadcast, valid_rows, valid_cols, cols: True)),)
+
+
+@mutant("broadcast-first-element", "the broadcast unit latches the broadcast tile's first element once per "
+        "block, so every row (row broadcast) or column (column broadcast) combines with element (0, 0)")
+def _broadcast_first_element():
+    def make(original):
+        def broadcast_words(self, broadcast, destination):
+            words = original(self, broadcast, destination)
+            return np.full(words.shape, words.flat[0], dtype=np.uint64)
+        return broadcast_words
+    return (Patch("pto_avs.device_model.ops.expansion:TileExpand.broadcast_words", make),)
+
+
+@mutant("broadcast-padding-skipped", "the broadcasts write only the valid region: the padding coordinates are "
+        "left undefined whatever PadValue the block or call selects")
+def _broadcast_padding_skipped():
+    def make(original):
+        return lambda destination, words, pad, location=None: original(destination, words, "Null", location)
+    return (Patch("pto_avs.device_model.ops.expansion:result_tile", make),)
+
+
+@mutant("broadcast-status-dropped", "the broadcast unit evaluates the typed operation without its flags (as "
+        "the tile-tile ExecuteTileBinary does), so TROW/TCOLEXPAND{DIV, ...} record no NumericStatus")
+def _broadcast_status_dropped():
+    return (Patch("pto_avs.device_model.ops.expansion:TileExpand.status", replace_with(lambda self, flags, profile: 0)),)
+
+
+@mutant("expdif-no-discriminator", "pto-v0's mixed FP16/BF16 -> FP32 EXPDIF skips the hard-coded widened pairs of "
+        "HardwareNumericMixedExpdifDiscriminator and takes the raw FP32 SUB/EXP for them too")
+def _expdif_no_discriminator():
+    return (Patch("pto_avs.device_model.ops.expansion:MIXED_EXPDIF_DISCRIMINATORS", replace_with({})),)
+
+
+@mutant("partial-tail-zeroed", "the partial unit writes zero where only one source is valid instead of copying "
+        "that source's Word (TPARTADD, TPARTMUL, TPARTMAX, TPARTMIN)")
+def _partial_tail_zeroed():
+    def make(original):
+        def elements(self, tiles, dst, sources, scalar, pad, profile):
+            tile, status = original(self, tiles, dst, sources, scalar, pad, profile)
+            left, right = tiles[sources[0]], tiles[sources[1]]
+            rows, cols = min(left.valid_rows, right.valid_rows), min(left.valid_cols, right.valid_cols)
+            payload = tile.payload.copy()
+            tail = np.ones((tile.valid_rows, tile.valid_cols), dtype=bool)
+            tail[:rows, :cols] = False
+            payload[tile.valid_index[tail]] = 0
+            return tile.with_contents(payload, tile.defined), status
+        return elements
+    return (Patch("pto_avs.device_model.ops.partial:TilePartial.elements", make),)
+
+
+# ---------------------------------------------------------------------------
+# the row and column reductions (ops/reduce_expand.py): fold order, start, index ties,
+# NaNs, the valid region and the recorded status
+
+REDUCTION = "pto_avs.device_model.ops.reduce_expand:TileReduction"
+
+
+@mutant("reduction-fold-reassociated", "the reduction unit adds (multiplies) each row or column as a pairwise "
+        "tree instead of the architectural increasing-index left fold, rounding each tree node",
+        profile="hw-ieee")
+def _reduction_fold_reassociated():
+    def make(original):
+        def fold(self, source, profile):
+            if self.reduction not in ("SUM", "PROD"):
+                return original(self, source, profile)
+            level, flags = list(self.lines(source).T), 0
+            while len(level) > 1:
+                pairs = zip(level[0::2], level[1::2])
+                paired = [self.step(source.dtype, profile, left, right) for left, right in pairs]
+                flags |= int(np.bitwise_or.reduce(np.concatenate([np.ravel(f) for _, f in paired]).astype(np.uint8)))
+                level = [value for value, _ in paired] + level[len(paired) * 2:]
+            value, step_flags = self.step(source.dtype, profile, self.initial(source.dtype, level[0]), level[0])
+            return value, flags | int(np.bitwise_or.reduce(np.ravel(step_flags).astype(np.uint8), initial=0))
+        return fold
+    return (Patch(f"{REDUCTION}.fold", make),)
+
+
+@mutant("reduction-tie-last-index", "ARGMAX/ARGMIN move the index whenever the step's result equals the element, "
+        "so equal winners report the last index instead of the lowest")
+def _reduction_tie_last_index():
+    return (Patch(f"{REDUCTION}.selected", replace_with(
+        lambda self, dtype, profile, result, value, accumulator: result == value)),)
+
+
+@mutant("reduction-nan-propagates", "MAX/MIN (and ARGMAX/ARGMIN) let a NaN element replace the accumulator instead "
+        "of keeping the numeric operand")
+def _reduction_nan_propagates():
+    def make(original):
+        def step(self, dtype, profile, accumulator, value):
+            result, flags = original(self, dtype, profile, accumulator, value)
+            if self.reduction in ("SUM", "PROD"):
+                return result, flags
+            return np.where(_nan_operands(dtype, value, value), value, result), flags
+        return step
+    return (Patch(f"{REDUCTION}.step", make),)
+
+
+@mutant("reduction-reads-padding", "the reduction unit folds whole physical rows (columns) of the source, so the "
+        "padding columns (rows) outside the valid region enter the result")
+def _reduction_reads_padding():
+    def lines(self, source):
+        grid = source.words()
+        return grid[:source.valid_rows, :] if self.axis == "Row" else grid[:, :source.valid_cols].T
+    return (Patch(f"{REDUCTION}.lines", replace_with(lines)),)
+
+
+@mutant("reduction-extreme-from-zero", "MAX/MIN start from the Word 0 instead of the first element, so a row of "
+        "negative values reports 0 as its maximum")
+def _reduction_extreme_from_zero():
+    def make(original):
+        def initial(self, dtype, first):
+            return np.zeros_like(first) if self.reduction in ("MAX", "MIN") else original(self, dtype, first)
+        return initial
+    return (Patch(f"{REDUCTION}.initial", make),)
+
+
+@mutant("reduction-status-dropped", "the reduction unit evaluates each step without its flags (as the tile-tile "
+        "ExecuteTileBinary does), so a signaling NaN in TROWMAX records no NV")
+def _reduction_status_dropped():
+    def make(original):
+        def elements(self, tiles, dst, sources, scalar, pad, profile):
+            tile, _ = original(self, tiles, dst, sources, scalar, pad, profile)
+            return tile, 0
+        return elements
+    return (Patch(f"{REDUCTION}.elements", make),)
