@@ -29,6 +29,8 @@ from pto_avs.device_model.ops.elementwise import Elementwise
 from pto_avs.device_model.ops.predicate import PredicateOperation
 from pto_avs.plugins.base import open_device
 
+pytestmark = pytest.mark.slow  # fuzz campaigns over every operation and device: minutes
+
 
 def campaign(device: str, operation: str, examples: int, seed: int = 11) -> fuzz.CampaignResult:
     judge = fuzz.Judge(open_device(device), open_device(f"golden:{open_device(device).capabilities.profile}"))

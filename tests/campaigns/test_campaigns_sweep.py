@@ -10,6 +10,8 @@ import pytest
 from pto_avs.avs.campaigns import sweep
 from pto_avs.plugins.base import open_device
 
+pytestmark = pytest.mark.slow  # exhaustive sweeps and pytest runs of them
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

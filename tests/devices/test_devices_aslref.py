@@ -27,6 +27,8 @@ from pto_avs.plugins.aslref.spec import ASLREF_ENV, SPEC_ENV, Spec, describe_err
 from pto_avs.plugins.base import open_device
 from pto_avs.plugins.replay import Recording
 
+pytestmark = pytest.mark.slow  # replays the spec device's recording over every shipped pto-v0 case
+
 RECORDING = spec_check.RECORDING
 # Direct-call contracts as Spec.direct_contracts reads them from build/pto-spec.asl (a few of them).
 CONTRACTS = {"TMULS": ("TileIndex", "TileIndex", "Word"), "TADD": ("TileIndex", "TileIndex", "TileIndex")}

@@ -15,6 +15,8 @@ import pytest
 from pto_avs.avs.cli import main as cli
 from pto_avs.plugins import c_device
 
+pytestmark = pytest.mark.slow  # builds the C device and runs every shipped case on it
+
 VECTOR = textwrap.dedent('''\
     format: pto-avs-vector/1
     id: PTO-AVS-X-DEVICES-BRINGUP-001

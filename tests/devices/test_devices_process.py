@@ -22,6 +22,8 @@ from pto_avs.plugins.base import open_device as open_named_device
 from pto_avs.plugins.process import ProcessDevice, parse_hello, ProtocolError, VersionError
 from pto_avs.vectors.reference import numeric as ref
 
+pytestmark = pytest.mark.slow  # builds the C device and starts device processes
+
 NV, OF, UF, NX = 0x01, 0x04, 0x08, 0x10
 ELEMENTS = 1024  # every test tile: 32 x 32 physical elements, so rows agree for any pair of types
 COLS = 32

@@ -18,6 +18,8 @@ from pto_avs.contract.loader import VECTORS_DIR
 from pto_avs.plugins import mutants
 from pto_avs.plugins.base import open_device
 
+pytestmark = pytest.mark.slow  # the shipped vectors against every mutant: minutes
+
 ROOT = Path(__file__).resolve().parents[2]
 E8M0_ROUND = VECTORS_DIR / "PTO-AVS-TILE-TCVT-E8M0-ROUND-003.yaml"
 

@@ -12,6 +12,8 @@ import pytest
 import reports_support as rs
 from pto_avs.reports import allure_files, coverage
 
+pytestmark = pytest.mark.slow  # each test runs pytest over vectors (pytester), some under xdist
+
 SPEC_BLOB = "https://github.com/PTO-ISA/pto-spec/blob/e599a3d36ebfad43362ff591ea5e128816c684c7/"
 ADRS = {rs.WIDTH: tuple(rs.UNITS["TMULS"]["readiness_subjects"]), rs.PROJECT: rs.PROJECT_ADRS}
 OPERATION = {rs.WIDTH: "TMULS", rs.PROJECT: "TCVT"}

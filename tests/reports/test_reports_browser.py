@@ -22,6 +22,8 @@ import pytest
 import reports_support as rs
 from pto_avs.reports import render
 
+pytestmark = pytest.mark.slow  # renders the Allure 3 report and drives headless Chromium
+
 READER = rs.ROOT / "reports/allure/read_report.mjs"
 CHROMIUM = os.environ.get("PTO_AVS_CHROMIUM", "/usr/bin/chromium")
 ADR_47 = f"ADR-0047 {rs.ADR_TITLES['ADR-0047']}"  # a link name: the search box matches it
