@@ -37,7 +37,8 @@ BOTH = ["pto-v0", "hw-ieee"]
 OPERATIONS = tuple(ref.OPERATIONS)
 WORD = (1 << 64) - 1
 LINES_PER_CASE = 256  # lines (rows or columns) of one value case
-PADS = ("Null", "Zero", "Max", "Min")  # the value cases of the n-th legal type pad with PADS[n % 4]
+PADS = ("Null", "Zero", "Max", "Min")
+SINGLE_TYPES = ("FP32", "BF16", "S8")  # the types whose one-element lines are written  # the value cases of the n-th legal type pad with PADS[n % 4]
 
 # Each operation's example: the values of its spec execution point (dtype, source rows).
 EXAMPLE = {
@@ -427,6 +428,10 @@ def x_values(op: str) -> list:
             boundary values of the type as one {'row' if is_row(op) else 'column'}""", pad=pad)
         cases += grouped_cases(op, t, "order", order_lines(op, t), """Four-element lines whose fold differs when
             reversed, reassociated or started from the wrong element""", pad=pad)
+        if t in SINGLE_TYPES:
+            cases += grouped_cases(op, t, "single", [[v] for v in pair_pool(t)], """One-element lines: SUM and
+                PROD take one step from their identity, MAX and MIN none (a lone NaN is returned as it is)""",
+                                   pad=pad)
     return cases
 
 
