@@ -7,6 +7,7 @@ pytest or any particular device.
 from __future__ import annotations
 
 import numbers
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -74,6 +75,10 @@ TILE_MEMBER_TYPES = {
     "storage": "array", "storage_kind": "string", "bytes": "array",
 }
 STORAGE_KINDS = ("numeric", "predicate")  # TileStorageKind; an observed tile without one is numeric
+# The names an observed descriptor may hold (vectors/schema.json $defs dtype, layout, location).
+LAYOUTS = ("RowMajor", "ColumnMajor", "ZN", "NZ", "CUBE_M16", "CUBE_M32", "CUBE_N8")
+LOCATIONS = ("Vector", "Matrix", "Memory", "Any")
+MAX_PREDICATE_BYTES = 65536  # the largest tile's payload: a predicate tile packs 8 bits a byte
 
 
 _EXACT_JSON_TYPES = {type(None): "null", bool: "boolean", int: "integer", float: "number", str: "string",
@@ -123,6 +128,42 @@ def observation_problem(observation: "Observation") -> Optional[str]:
             problem = member_problem(f"tiles.{index}.{name}", getattr(tile, name), wanted)
             if problem:
                 return problem
+        problem = tile_meaning_problem(f"tiles.{index}", tile)
+        if problem:
+            return problem
+    return None
+
+
+@lru_cache(maxsize=None)
+def dtype_names() -> frozenset:
+    """The DataType names (imported on first use: a project that only loads the plugin pays nothing)."""
+    from ..device_model.dtypes import NAMES
+
+    return frozenset(NAMES)
+
+
+def tile_meaning_problem(where: str, tile: "TileObservation") -> Optional[str]:
+    """The first member of an observed tile (of the right JSON type) that means nothing: a
+    DataType, layout or location name outside the format, a mask that is not 4 bits, a valid
+    region that is not [rows, cols], more payload bytes than the tile's bits pack into."""
+    if tile.dtype is not None and tile.dtype not in dtype_names():
+        return f"member '{where}.dtype': {tile.dtype[:40]!r} is not a DataType"
+    if tile.layout is not None and tile.layout not in LAYOUTS:
+        return f"member '{where}.layout': {tile.layout[:40]!r} is not a TileLayout ({', '.join(LAYOUTS)})"
+    if tile.location is not None and tile.location not in LOCATIONS:
+        return f"member '{where}.location': {tile.location[:40]!r} is not a TileLocation ({', '.join(LOCATIONS)})"
+    if tile.mask is not None and (len(tile.mask) != 4 or set(tile.mask) - {"0", "1"}):
+        return f"member '{where}.mask': {tile.mask[:40]!r} is not a 4-bit allocation mask such as '1111'"
+    if tile.valid is not None and len(tile.valid) != 2:
+        return f"member '{where}.valid': {len(tile.valid)} items, not [valid rows, valid cols]"
+    if tile.bytes is not None:
+        rows, cols = tile.rows, tile.cols
+        packed = (rows * cols + 7) // 8 if isinstance(rows, int) and isinstance(cols, int) else None
+        if packed is not None and len(tile.bytes) != packed:
+            return (f"member '{where}.bytes': {len(tile.bytes)} bytes; a {rows}x{cols} predicate tile packs "
+                    f"into {packed}")
+        if len(tile.bytes) > MAX_PREDICATE_BYTES:
+            return f"member '{where}.bytes': {len(tile.bytes)} bytes, more than any tile holds ({MAX_PREDICATE_BYTES})"
     return None
 
 

@@ -44,8 +44,10 @@ CATEGORIES = [
 
 
 def environment(devices: Iterable[str], profiles: Iterable[str],
-                vectors: Optional[str] = None) -> dict[str, str]:
-    """What the run was: devices and profiles, the spec release and commit, the model version."""
+                vectors: Optional[str] = None, recordings: Optional[dict] = None) -> dict[str, str]:
+    """What the run was: devices and profiles, the spec release and commit, the model version,
+    and for each replayed recording (``recordings``: device label -> evidence) its digest and
+    the device line its answers came from."""
     env = {
         "device": ", ".join(sorted(set(devices))) or "none",
         "profile": ", ".join(sorted(set(profiles))) or "none",
@@ -56,6 +58,8 @@ def environment(devices: Iterable[str], profiles: Iterable[str],
     }
     if vectors:
         env["vectors"] = vectors
+    for label, evidence in sorted((recordings or {}).items()):
+        env[f"recording {label}"] = evidence
     return env
 
 

@@ -34,6 +34,7 @@ from . import case_report as cr
 
 DEVICE_PROPERTY = "pto_avs_reports_device"  # user properties: what ran, for the controller
 PROFILE_PROPERTY = "pto_avs_reports_profile"
+RECORDING_PROPERTY = "pto_avs_reports_recording"  # a replayed recording: "<label>\n<evidence>"
 
 
 def _is_case_item(item) -> bool:
@@ -80,6 +81,11 @@ def _mark_case_item(item) -> None:
         item.add_marker(link(url, link_type="link", name=name))
     item.add_marker(getattr(pytest.mark, ALLURE_DESCRIPTION_MARK)(cr.description(case)))
     item.user_properties += [(DEVICE_PROPERTY, device), (PROFILE_PROPERTY, profile)]
+    from .bringup import recording_evidence
+
+    evidence = recording_evidence(getattr(getattr(item, "slot", None), "capabilities", None))
+    if evidence:
+        item.user_properties.append((RECORDING_PROPERTY, f"{device}\n{evidence}"))
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -119,6 +125,7 @@ class RunFiles:
         self.config = config
         self.devices: set[str] = set()
         self.profiles: set[str] = set()
+        self.recordings: dict[str, str] = {}
 
     def pytest_runtest_logreport(self, report):
         if report.when != "call":
@@ -128,13 +135,16 @@ class RunFiles:
                 self.devices.add(value)
             elif name == PROFILE_PROPERTY:
                 self.profiles.add(value)
+            elif name == RECORDING_PROPERTY:
+                label, _, evidence = str(value).partition("\n")
+                self.recordings[label] = evidence
 
     def pytest_sessionfinish(self, session):
         alluredir = self.config.getoption("allure_report_dir", default=None)
         if not alluredir or hasattr(self.config, "workerinput"):  # workers leave it to the controller
             return
         allure_files.write_run_files(Path(alluredir), allure_files.environment(
-            self.devices, self.profiles, self.vectors()))
+            self.devices, self.profiles, self.vectors(), self.recordings))
 
     def vectors(self):
         """The vector paths the runner read: its shipped directory unless --vectors-only,

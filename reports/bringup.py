@@ -50,6 +50,7 @@ class Column:
     aspects: frozenset
     golden: bool
     results: dict = field(default_factory=dict)  # case id -> Result
+    evidence: str = ""  # a replayed recording: its file, digest and the device line it came from
 
 
 def _supports(device, case) -> Optional[str]:
@@ -95,6 +96,15 @@ def observe(device, cases: list, batch_size: int) -> dict:
     return results
 
 
+def recording_evidence(caps) -> str:
+    """For a replayed recording (``Capabilities.extras`` of the replay device): the digest and the
+    device line the answers came from; empty for any other device."""
+    extras = getattr(caps, "extras", None) or {}
+    if "recording.digest" not in extras:
+        return ""
+    return f"digest {extras['recording.digest']}; recorded from {extras.get('recording.device', '?')}"
+
+
 def run_columns(specs: list[str], cases: list, golden: bool, batch_size: Optional[int]) -> tuple[list, list]:
     """Open and run every device; (columns, notes). ValueError when a device cannot be opened."""
     from ..plugins.base import open_device
@@ -121,7 +131,7 @@ def run_columns(specs: list[str], cases: list, golden: bool, batch_size: Optiona
         for spec, device, is_golden in devices:
             caps = device.capabilities
             column = Column(spec, getattr(device, "name", spec), caps.profile, frozenset(caps.aspects),
-                            is_golden or spec.startswith("golden"))
+                            is_golden or spec.startswith("golden"), evidence=recording_evidence(caps))
             mine = [c for c in cases if caps.profile in c.profiles]
             size = batch_size or getattr(device, "batch_size", DEFAULT_BATCH)
             column.results = observe(device, mine, size)
@@ -181,6 +191,11 @@ def build(columns: list, cases: list, vector_errors: list, vectors: str, notes: 
     blocks.append(("table", ["device", "name", "profile", "not observable"],
                    [[c.label, c.name, c.profile,
                      ", ".join(sorted(set(_all_aspects()) - c.aspects)) or "-"] for c in columns]))
+    replayed = [c for c in columns if c.evidence]
+    if replayed:
+        blocks.append(("para", "Replayed recordings (a digest detects edits made after the recording was written; "
+                               "compare it with the digest published with the recording):"))
+        blocks.append(("table", ["device", "recording"], [[c.label, c.evidence] for c in replayed]))
 
     blocks.append(("heading", "Summary"))
     blocks.append(("table", ["device", *COUNT_HEADERS], [[c.label, *_counts_row(c, cases)] for c in columns]))
