@@ -6,18 +6,14 @@ the format encodings (digest section 1); the bijection checks need no oracle.
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
+from pto_avs.vectors.reference import legality_layout as ref
+
 ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("legality_layout", ROOT / "vectors/reference/legality_layout.py")
-ref = importlib.util.module_from_spec(_spec)
-sys.modules["legality_layout"] = ref
-_spec.loader.exec_module(ref)
 
 
 # PTO-AVS-TILE-TCVT-FRACTAL-001: U8 32x64 ZN and NZ, U4X2 16x64 ZN.
@@ -152,12 +148,6 @@ def test_carrier_words():
     assert ref.carrier_word("S8", 0xFFFFFFFFFFFFFFFE, packed=True) == 0xFE
     assert ref.carrier_word("S4X2", 0xE, packed=True) == 0xE
     assert ref.carrier_word("U16", 0xFFFE, packed=False) == 0xFFFE
-
-
-def test_vector_files_are_up_to_date():
-    stale = [name for name, text in ref.documents().items()
-             if (ROOT / "vectors" / f"{name}.yaml").read_text(encoding="utf-8") != text]
-    assert not stale, f"run `python {ref.GENERATOR}`: stale {stale}"
 
 
 def test_generated_files_validate_against_the_schema():

@@ -20,20 +20,13 @@ from pto_avs.vectors.reference import generate_arith as gen
 from pto_avs.vectors.reference import value_classes
 
 Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-FILES = gen.all_files()
+FILES = gen.files(gen.OPERATIONS)  # shipped = generated: tests/vectors/test_vectors_generated.py
 
 
 def test_the_generator_writes_one_file_per_spec_id_and_a_reference_file_per_operation():
     spec = {f"{t}.yaml" for op in gen.OPERATIONS for t in gen.UNITS[op]["tests"]}
     assert len(spec) == 73 and spec <= set(FILES)
     assert set(FILES) - spec == {f"PTO-AVS-X-{op}-REF-001.yaml" for op in gen.OPERATIONS}
-
-
-@pytest.mark.parametrize("name", sorted(FILES))
-def test_shipped_file_equals_the_generator_output(name):
-    path = VECTORS_DIR / name
-    assert path.is_file(), f"{name} is missing; run {gen.COMMAND}"
-    assert path.read_text() == gen.render(FILES[name]), f"{name} is stale; run {gen.COMMAND}"
 
 
 def _elements(case):

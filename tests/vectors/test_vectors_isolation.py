@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from pto_avs.contract.loader import VECTORS_DIR
+from pto_avs.vectors.reference import engine
 from pto_avs.vectors.reference import generate_numeric as gen
 from pto_avs.vectors.reference import generate_postprocess as gen_pp
 from pto_avs.vectors.reference import numeric as ref
@@ -105,7 +106,7 @@ READERS = {"TCVT": ("TCVT", tcvt), "TQUANT": ("TQUANT", tquant), "TMULS": ("TMUL
 def configurations():
     """{(operation, configuration): [set of (class, key) per case]} of every unsticky case."""
     out = defaultdict(list)
-    for path in gen.generated_paths(VECTORS_DIR):
+    for path in engine.owned_paths(VECTORS_DIR, gen.FAMILY, gen_pp.FAMILY):
         doc = yaml.load(path.read_text(), Loader=Loader)
         operation, read = READERS[doc["operation"]]
         for case in doc["cases"]:

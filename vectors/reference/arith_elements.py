@@ -236,6 +236,6 @@ def zero_divisor(operation: str, t: str, divisor: int) -> bool:
 def recorded_status(operation: str, profile: str, flags: int) -> int:
     """The NumericStatus an operation records from its elements' flags. ExecuteTileBinary
     evaluates TileProfileBinary, which drops the flags, so the tile-tile TADD, TSUB,
-    TMUL, TDIV and TREM record none under pto-v0; SPEC-CHOICE: hw-ieee records the IEEE
+    TMUL, TDIV and TREM record none under pto-v0; SPEC-CHOICE 23: hw-ieee records the IEEE
     flags (the hardware profile's exception model). Every other operation records them."""
     return 0 if OPERATIONS[operation][1] == "binary" and profile == "pto-v0" else flags

@@ -12,7 +12,7 @@ Square roots are rounded from a bracket: ``t = floor(sqrt(v) * 2**k)`` with
 ``2**-k`` at least eight times finer than the result's half quantum; an inexact
 root is then represented by ``(t + 1/2) * 2**-k``, which lies strictly inside
 the same rounding interval as the true root (every rounding boundary is a
-multiple of ``2**-k``). exp and log (a SPEC-CHOICE: correctly rounded) are
+multiple of ``2**-k``). exp and log (SPEC-CHOICE 20: correctly rounded) are
 evaluated with mpmath at a precision far above the result's and rounded by
 ``encode_value`` once both ends of the error interval agree.
 """
@@ -169,7 +169,7 @@ def fma(name: str, a: int, b: int, c: int, mode: str = "RNE") -> tuple[int, int]
 
 def rem(name: str, a: int, b: int, mode: str = "RNE") -> tuple[int, int]:
     """TREM floor modulo: a - b*floor(a/b), rounded once; a zero result has b's sign.
-    SPEC-CHOICE: b = +-inf gives a when a is zero or has b's sign, else b; a = +-inf or
+    SPEC-CHOICE 19: b = +-inf gives a when a is zero or has b's sign, else b; a = +-inf or
     b = +-0 is invalid."""
     _check(name)
     x, y = decode(name, a), decode(name, b)
@@ -250,7 +250,7 @@ def _round_transcendental(name: str, function, x: Fraction, mode: str) -> tuple[
 
 
 def exp(name: str, a: int, mode: str = "RNE") -> tuple[int, int]:
-    """SPEC-CHOICE: correctly rounded; special values of TileSFUUnarySpecialValue."""
+    """SPEC-CHOICE 20: correctly rounded; special values of TileSFUUnarySpecialValue."""
     _check(name)
     x = decode(name, a)
     if _not_number(x):
@@ -272,7 +272,7 @@ def exp(name: str, a: int, mode: str = "RNE") -> tuple[int, int]:
 
 
 def log(name: str, a: int, mode: str = "RNE") -> tuple[int, int]:
-    """SPEC-CHOICE: correctly rounded; special values of TileSFUUnarySpecialValue."""
+    """SPEC-CHOICE 20: correctly rounded; special values of TileSFUUnarySpecialValue."""
     _check(name)
     x = decode(name, a)
     if _not_number(x):

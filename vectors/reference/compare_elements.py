@@ -34,8 +34,8 @@ NV = numeric.NV
 OPERATIONS = ("TCMP", "TCMPS", "TSEL", "TSELS")
 MODES = ("EQ", "NE", "LT", "GT", "LE", "GE")  # B.DATR CMode codes 0..5
 
-# TileVecArithmeticDataTypeSupported (asl/tile/model/legality/dtype-layout.asl). SPEC-CHOICE
-# (index row 26): the TCMP/TCMPS documents list nine types and the TSELS document seventeen
+# TileVecArithmeticDataTypeSupported (asl/tile/model/legality/dtype-layout.asl).
+# SPEC-CHOICE 26: the TCMP/TCMPS documents list nine types and the TSELS document seventeen
 # (with HiF8, E3M2, E2M3, E8M0, without FP64/S64/U64); the executable legality of all four
 # operations is this set of sixteen, which the spec points TCMP-TYPES-001, TSEL-TYPES-001
 # and TSELS-MASK-001 assert.
@@ -82,7 +82,7 @@ def compare(mode: str, t: str, left: int, right: int, profile: str) -> tuple[int
     x, y = _number(a), _number(b)
     equal = x == y
     if profile == "pto-v0" and not (a.is_zero and b.is_zero) and numeric.FORMATS[t].is_float:
-        # SPEC-CHOICE (index row 27): TileProfileFloatingCompare tests `left == right` on the
+        # SPEC-CHOICE 27: TileProfileFloatingCompare tests `left == right` on the
         # whole carrier Words, so element-equal operands whose Words differ above the element
         # are unequal (and then, being neither less, greater); TileNumericEncodingValid's
         # comment says bits above the element are ignored. pto-v0 follows the executable.

@@ -21,7 +21,7 @@ YAML (``yaml_text``): ``Hex``, ``Flow``, ``FlowMap``, ``Block`` markers and ``to
 
 DataType facts, all read from ``numeric.FORMATS`` (the reference's one DataType table):
     ``DATA_TYPES`` (names in code order), ``dtype_code(t)``, ``width(t)`` (lane bits),
-    ``element_mask(t)``, ``pad_word(pad, t)`` (``legality_layout``'s TilePadValueForDataType).
+    ``element_mask(t)``, ``pad_word(pad, t)`` (TilePadValueForDataType).
 
 Geometry: ``size_code(capacity)`` (128 B -> 1 ... 64 KiB -> 10; ``SIZE_CODES``),
     ``rows_of(capacity, cols, t)``, ``pow2_at_least(n)``,
@@ -51,8 +51,11 @@ Flag isolation (``value_classes``): ``ISOLATION_MAX`` (64 elements, one tile row
     ``isolation_sets``, ``isolation_key``, ``key_label``, ``capped``, ``NOFLAG``, ``chunks``.
 
 Files: ``Family``, ``FAMILY_MODULES``, ``families()``, ``spec_id_files(...)``,
-    ``render_spec_id(doc, generator)``, ``generated_files(operations)``,
-    ``write_files(files, out_dir)``, ``differing_files(files, out_dir)``, ``main(argv)``.
+    ``render_spec_id(doc, generator)``, ``generated_files(operations)``, ``owned_paths(directory, *families)``,
+    ``write_files(files, out_dir, owns)``, ``differing_files(files, out_dir, owns)``, ``main(argv)``,
+    ``run(action, out_dir, operations, among)``, ``legacy_main(families, argv)`` (a family
+    module's own ``python -m`` command, which the files' provenance names: the engine's
+    command for that family).
 """
 from __future__ import annotations
 
@@ -65,13 +68,12 @@ from pathlib import Path
 from typing import Callable
 
 from . import numeric
-from .legality_layout import pad_word
 from .value_classes import NOFLAG, capped, isolation_key, isolation_sets, key_label
 from .yaml_text import Block, Flow, FlowMap, Hex, to_yaml
 
 __all__ = [
     "Block", "Flow", "FlowMap", "Hex", "to_yaml", "NOFLAG", "capped", "isolation_key", "isolation_sets",
-    "key_label", "pad_word",
+    "key_label",
 ]
 
 VECTORS_DIR = Path(__file__).resolve().parent.parent
@@ -96,6 +98,36 @@ def width(t: str) -> int:
 
 def element_mask(t: str) -> int:
     return (1 << width(t)) - 1
+
+
+# TilePadValueForDataType (asl/tile/model/definedness/elements.asl, digest 3.5): the Max and
+# Min pad Words; the "otherwise" defaults (all-ones Max, 0x8000000000000000 Min) hold for
+# HiF8, E3M2, E2M3, E8M0 and the X2 types; S8/S16/S32 Min are not sign-extended.
+_MAX_WORDS = {
+    "FP64": 0x7FEFFFFFFFFFFFFF, "FP32": 0x7F7FFFFF, "TF32": 0x7F7FE000, "HF32": 0x7F7FF000,
+    "FP16": 0x7BFF, "BF16": 0x7F7F, "E4M3": 0x7E, "E5M2": 0x7B,
+    "U8": 0xFF, "U16": 0xFFFF, "U32": 0xFFFFFFFF, "U64": 0xFFFFFFFFFFFFFFFF,
+    "S8": 0x7F, "S16": 0x7FFF, "S32": 0x7FFFFFFF, "S64": 0x7FFFFFFFFFFFFFFF,
+}
+_MIN_WORDS = {
+    "FP64": 0xFFEFFFFFFFFFFFFF, "FP32": 0xFF7FFFFF, "TF32": 0xFF7FE000, "HF32": 0xFF7FF000,
+    "FP16": 0xFBFF, "BF16": 0xFF7F, "E4M3": 0xFE, "E5M2": 0xFB,
+    "U8": 0, "U16": 0, "U32": 0, "U64": 0, "U4X2": 0,
+    "S8": 0x80, "S16": 0x8000, "S32": 0x80000000, "S64": 0x8000000000000000,
+}
+_OTHERWISE_MAX = 0xFFFFFFFFFFFFFFFF
+_OTHERWISE_MIN = 0x8000000000000000
+
+
+def pad_word(pad: str, dtype: str) -> int:
+    """The 64-bit Word TilePadValueForDataType stores (before any carrier packing)."""
+    if pad in ("Zero", "Null"):
+        return 0
+    if pad == "Max":
+        return _MAX_WORDS.get(dtype, _OTHERWISE_MAX)
+    if pad == "Min":
+        return _MIN_WORDS.get(dtype, _OTHERWISE_MIN)
+    raise ValueError(pad)
 
 
 # ---------------------------------------------------------------------------------------
@@ -386,21 +418,28 @@ def spec_id_files(operations, spec_cases: Callable[[str, str], list], x_file: Ca
     return files
 
 
-def generated_files(operations=None) -> dict:
-    """File name -> text of every family's files (of ``operations``, when given), and the
-    names of the files each family owns: (files, owned globs)."""
+def generated_files(operations=None, among=None) -> tuple[dict, tuple]:
+    """File name -> text of the files of ``among`` (default: every family), of ``operations``
+    when given, and the owned globs of the families whose every operation is included:
+    (files, owned globs)."""
     files, owns = {}, []
     wanted = set(operations) if operations else None
-    for family in families():
+    for family in among or families():
         ops = tuple(op for op in family.operations if wanted is None or op in wanted)
         if ops:
             files.update(family.files(ops))
-        owns += family.owns
+        if ops == family.operations:  # a run over all its operations can tell a stale file
+            owns += family.owns
     return files, tuple(owns)
 
 
 def _owned(out_dir: Path, owns) -> set:
     return {path.name for pattern in owns for path in out_dir.glob(pattern)}
+
+
+def owned_paths(directory: Path, *owners: Family) -> list[Path]:
+    """The files of ``directory`` that the ``owners`` families write (or once wrote), sorted."""
+    return sorted(path for family in owners for pattern in family.owns for path in directory.glob(pattern))
 
 
 def write_files(files: dict, out_dir: Path, owns=()) -> list[str]:
@@ -424,25 +463,44 @@ def differing_files(files: dict, out_dir: Path, owns=()) -> list[str]:
     return differ + sorted(_owned(out_dir, owns) - set(files))
 
 
+def run(action: str, out_dir: Path, operations=(), among=None) -> int:
+    """``generate``: write the files (of ``operations``; of the ``among`` families), report
+    what was removed; ``check``: name every file that differs; 1 if one does."""
+    files, owns = generated_files(operations, among)
+    if action == "generate":
+        removed = write_files(files, out_dir, owns)
+        print(f"wrote {len(files)} files to {out_dir}" + (f", removed {', '.join(removed)}" if removed else ""))
+        return 0
+    differ = differing_files(files, out_dir, owns)
+    for name in differ:
+        print(f"differs: {name}")
+    print(f"checked {len(files)} files in {out_dir}: {len(differ)} differ")
+    return 1 if differ else 0
+
+
+def legacy_main(among, argv=None) -> int:
+    """A family module's own command, ``python -m pto_avs.vectors.reference.<module> [--out DIR]
+    [--check]`` (the files' provenance names it): the engine's for the ``among`` families (or,
+    given operation names, for those operations' files)."""
+    parser = argparse.ArgumentParser(description="generate (or --check) these families' vector files")
+    parser.add_argument("--out", type=Path, default=VECTORS_DIR)
+    parser.add_argument("--check", action="store_true", help="exit 1 if a shipped file differs")
+    args = parser.parse_args(argv)
+    action = "check" if args.check else "generate"
+    if all(isinstance(item, str) for item in among):
+        return run(action, args.out, tuple(among))
+    return run(action, args.out, among=among)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pto_avs.vectors.reference",
                                      description="Write (generate) or compare (check) the generated vector files.")
     parser.add_argument("action", choices=("generate", "check"))
     parser.add_argument("operations", nargs="*", metavar="OPERATION", help="only these operations' files")
     parser.add_argument("--out", type=Path, default=VECTORS_DIR, help="the vector folder (default: vectors/)")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
     known = {op for family in families() for op in family.operations}
     unknown = [op for op in args.operations if op not in known]
     if unknown:
         parser.error("no generator writes files of " + ", ".join(unknown))
-    files, owns = generated_files(args.operations)
-    owns = () if args.operations else owns  # a narrowed run cannot tell a stale file
-    if args.action == "generate":
-        removed = write_files(files, args.out, owns)
-        print(f"wrote {len(files)} files to {args.out}" + (f", removed {', '.join(removed)}" if removed else ""))
-        return 0
-    differ = differing_files(files, args.out, owns)
-    for name in differ:
-        print(f"differs: {name}")
-    print(f"checked {len(files)} files in {args.out}: {len(differ)} differ")
-    return 1 if differ else 0
+    return run(args.action, args.out, args.operations)

@@ -1,6 +1,7 @@
 """Write the vectors of the arithmetic elementwise operations (TADD ... TREMS).
 
-    .venv/bin/python -m pto_avs.vectors.reference.generate_arith [--out DIR] [--check]
+    .venv/bin/python -m pto_avs.vectors.reference generate|check TADD ... TREMS
+    .venv/bin/python -m pto_avs.vectors.reference.generate_arith [--out DIR] [--check]  (the same)
 
 One file per spec test ID of TADD, TSUB, TMUL, TDIV, TREM, TFMA, TSQRT, TRSQRT,
 TRECIP, TEXP, TLOG, TADDS, TSUBS, TDIVS and TREMS (``PTO-AVS-TILE-<OP>-<NAME>-NNN.yaml``):
@@ -20,12 +21,11 @@ import sys
 from fractions import Fraction
 
 from . import arith_elements as ref
+from . import engine
 from . import numeric as num
 from . import value_classes
-from . import vector_files
-from .generate_numeric import Flow, FlowMap, Hex
-from .legality_layout import DTYPES, pad_word
-from .vector_files import OPERATION_TABLE, UNITS, VECTORS_DIR, case, hexrows, spec_ref, tile
+from .engine import (DATA_TYPES, ISOLATION_MAX, OPERATION_TABLE, UNITS, Flow, Hex, bstart_word, case, chunks,
+                     first_free, size_code, spec_ref, tile, width)
 
 COMMAND = ".venv/bin/python -m pto_avs.vectors.reference.generate_arith"
 BOTH = ["pto-v0", "hw-ieee"]
@@ -50,27 +50,8 @@ def source_count(op: str) -> int:
     return {"binary": 2, "fma": 3, "unary": 1, "scalar": 1}[kind(op)]
 
 
-def width(t: str) -> int:
-    return DTYPES[t][1]
-
-
-def rows_of(capacity: int, cols: int, t: str) -> int:
-    return capacity * 8 // (cols * width(t))
-
-
-def size_code(capacity: int) -> int:
-    return capacity.bit_length() - 7  # 128 B -> 1 ... 64 KiB -> 10
-
-
-def engine(op: str) -> str:
+def engine_of(op: str) -> str:
     return OPERATION_TABLE[op]["engine"]
-
-
-def bstart_word(op: str, t: str) -> int:
-    """BSTART.TEPL (command form 33): match 0x00019181, DataType 31:27, Mode 26:25,
-    Function 24:20 (spec/catalog/command-forms.json), packed by hand."""
-    spec = OPERATION_TABLE[op]
-    return 0x00019181 | DTYPES[t][0] << 27 | spec["mode"] << 25 | spec["function"] << 20
 
 
 # ---------------------------------------------------------------------------------------
@@ -90,22 +71,6 @@ def compute(op: str, t: str, profile: str, sources: list, scalar=None):
     return out, ref.recorded_status(op, profile, flags)
 
 
-def result_tile(index, t, capacity, cols, valid, words, pad, carrier=True) -> dict:
-    """The expected destination: descriptor, element bits, whole Words (``carrier``), padding."""
-    out = {"index": index, "dtype": t, "layout": "RowMajor", "location": "Any", "rows": rows_of(capacity, cols, t),
-           "cols": cols, "valid": Flow(valid), "capacity": capacity, "mask": "1111",
-           "data": hexrows([[w & ref.mask(t) for w in row] for row in words])}
-    if carrier:
-        out["words"] = hexrows(words)
-    if valid[0] * valid[1] < out["rows"] * cols:
-        if pad in (None, "Null"):
-            out["padding"] = FlowMap(defined=False)
-        else:
-            word = pad_word(pad, t)
-            out["padding"] = FlowMap(defined=True, value=Hex(word & ref.mask(t)), word=Hex(word))
-    return out
-
-
 def bindings(op: str, sources, size: int, mask="1111") -> list:
     names = [f"T{s}" for s in sources]
     if kind(op) == "fma":
@@ -115,27 +80,15 @@ def bindings(op: str, sources, size: int, mask="1111") -> list:
 
 def bundle(op: str, t: str, *, lb0=None, lb1=None, lb2=None, sources=(), size=1, datr=None, gpr=None,
            bstart=None, lines=None) -> str:
-    out = [bstart or f"BSTART.{engine(op)} {op}, {t}"]
-    if datr:
-        out.append(f"B.DATR {datr}")
-    for name, value in (("LB0", lb0), ("LB1", lb1), ("LB2", lb2)):
-        if value is not None:
-            out.append(f"B.DIM {name}={value}")
-    out += lines if lines is not None else bindings(op, sources, size)
-    if gpr is not None:
-        out.append(f"B.IOR R{gpr}")
-    out.append("BSTOP")
-    return "\n".join(out)
+    return engine.bundle_text(bstart or f"BSTART.{engine_of(op)} {op}, {t}", datr=datr and f"B.DATR {datr}",
+                              dims={"LB0": lb0, "LB1": lb1, "LB2": lb2},
+                              bindings=lines if lines is not None else bindings(op, sources, size), gpr=gpr)
 
 
 def fault_case(name, description, tiles, program, fault="Fault_TileLegality", *, source="hand", reference="",
                gprs=None, profiles=BOTH) -> dict:
-    state = {"tiles": tiles} if tiles else {}
-    if gprs:
-        state["gprs"] = FlowMap({k: Hex(v) for k, v in gprs.items()})
-    expect = {"fault": fault, "flags": Hex(0), "allocated": Flow(sorted(t["index"] for t in tiles)),
-              "unchanged": "all"}
-    return case(name, description, profiles, source, reference, state, program, expect)
+    return engine.fault_case(name, description, tiles, program, fault, source=source, reference=reference,
+                             gprs=gprs, profiles=profiles, state_without_tiles=False)
 
 
 def run(name, description, op, t, sources, scalar=None, *, source="hand", reference="", profiles=BOTH,
@@ -154,23 +107,17 @@ def run(name, description, op, t, sources, scalar=None, *, source="hand", refere
         target = 0 if alias else len(sources)
         if not alias:
             tiles.append(tile(target, t, capacity, cols, valid, defined="none"))
-        call = {"call": op, "dst": target}
-        call.update(zip(("src", "src1", "src2"), indices))
-        if scalar is not None:
-            call["scalar"] = Hex(scalar)
-        if pad:
-            call["pad"] = pad
-        program = Flow([FlowMap(call)])
+        program = engine.direct_call(op, target, indices, scalar=scalar, pad=pad)
         unchanged = [i for i in indices if i != target]
     else:
-        target = next(i for i in range(16) if i not in indices)
+        target = first_free(indices)
         if scalar is not None and gpr:
-            state["gprs"] = FlowMap({gpr: Hex(scalar)})
+            state["gprs"] = engine.gpr_map({gpr: scalar})
         program = bundle(op, t, lb0=valid[1], lb1=valid[0] if valid[0] != 1 else None,
                          lb2=cols if cols != valid[1] else None, sources=indices, size=size_code(capacity),
                          datr=datr or pad, gpr=gpr if kind(op) == "scalar" and gpr else None, bstart=bstart)
         if raw_bstart:
-            program = Flow([Hex(bstart_word(op, t))] + program.splitlines()[1:])
+            program = engine.raw_bstart_program(program, bstart_word(op, t))
         unchanged = indices
     outcomes = {}
     for profile in profiles:
@@ -178,11 +125,9 @@ def run(name, description, op, t, sources, scalar=None, *, source="hand", refere
         outcomes.setdefault((tuple(map(tuple, words)), flags), []).append(profile)
     cases = []
     for (words, flags), group in outcomes.items():
-        expect = {"fault": None, "flags": Hex(flags), "allocated": Flow(sorted(set(indices) | {target}))}
-        if unchanged:
-            expect["unchanged"] = Flow(unchanged)
         tolerated = ulp_tolerance if ulp_tolerance and group == ["hw-ieee"] and flags & num.NX else None
-        expect["tiles"] = [result_tile(target, t, capacity, cols, valid, words, pad, carrier=not tolerated)]
+        expect = engine.success_expect(flags, sorted(set(indices) | {target}), unchanged, [engine.result_tile(
+            target, t, capacity, cols, valid, words, pad, carrier=not tolerated)])
         if tolerated:
             expect["ulp_tolerance"] = tolerated
         suffix = "" if len(outcomes) == 1 else f"-{group[0]}"
@@ -218,7 +163,7 @@ def t_static(op, test_id):
     word = bstart_word(op, t)
     reference = spec_ref(test_id, f"DecodeTileOperation(TEPL, {spec['selector']}) selects {op}, handler "
                                   f"{spec['semantic_handler']}, engine {spec['engine']}")
-    cases = run(f"bstart-{engine(op).lower()}-{op.lower()}-{t.lower()}", f"""BSTART.{engine(op)} {op}, {t} =
+    cases = run(f"bstart-{engine_of(op).lower()}-{op.lower()}-{t.lower()}", f"""BSTART.{engine_of(op)} {op}, {t} =
                 {word:#010x} (Mode {spec['mode']}, Function {spec['function']}: selector {spec['selector']}) runs
                 {op} on its execution point's values.""", op, t, sources, scalar, source="spec-test",
                 reference=reference)
@@ -228,10 +173,10 @@ def t_static(op, test_id):
     cases += run("raw-bstart-word", f"""The BSTART as the raw word {word:#010x}, packed by hand from command
                  form 33 (match 0x00019181, DataType 31:27, Mode 26:25, Function 24:20).""", op, t, sources,
                  scalar, source="spec-test", reference=reference, raw_bstart=True)
-    cases.append(case("bstart-encoding", f"""BSTART.{engine(op)} {op}, {t} assembles to {word:#010x}; the block
+    cases.append(case("bstart-encoding", f"""BSTART.{engine_of(op)} {op}, {t} assembles to {word:#010x}; the block
                       stays open at the end of the program, so nothing is allocated.""", BOTH, "spec-table",
                       "spec/catalog/command-forms.json form 33; " + reference, None,
-                      f"BSTART.{engine(op)} {op}, {t}",
+                      f"BSTART.{engine_of(op)} {op}, {t}",
                       {"fault": None, "flags": Hex(0), "encoding": Flow([Hex(word)]), "allocated": Flow([])}))
     return cases
 
@@ -253,7 +198,7 @@ def t_types(op, test_id, asserted):
     faults with nothing published. ``asserted``: the types the spec point names."""
     cases = []
     n = source_count(op)
-    for t in DTYPES:
+    for t in DATA_TYPES:
         named = t in asserted
         reference = spec_ref(test_id, f"{'' if t in ref.LEGAL_TYPES[op] else '!'}InstructionContractDataTypeLegal_"
                                       f"{op}({t})" if named else "") + "; asl/tile/model/legality/dtype-layout.asl"
@@ -275,11 +220,8 @@ def t_types(op, test_id, asserted):
 
 def direct_fault(op, test_id, name, description, tiles, dst, what, scalar=None, source="spec-test"):
     srcs = [t["index"] for t in tiles if t["index"] != dst]
-    call = {"call": op, "dst": dst}
-    call.update(zip(("src", "src1", "src2"), srcs))
-    if scalar is not None:
-        call["scalar"] = Hex(scalar)
-    return fault_case(name, description, tiles, Flow([FlowMap(call)]), source=source, reference=spec_ref(test_id, what))
+    return fault_case(name, description, tiles, engine.direct_call(op, dst, srcs, scalar=scalar), source=source,
+                      reference=spec_ref(test_id, what))
 
 
 def bundle_fault(op, name, description, tiles, reference, *, t=None, lb0=1, scalar=None, fault="Fault_TileLegality",
@@ -368,188 +310,215 @@ def t_datr_tfma(op, test_id):
     return cases
 
 
-def spec_cases(op: str, test_id: str) -> list:
-    name = test_id[len(f"PTO-AVS-TILE-{op}-"):-4]
-    u64 = lambda *rows: [[list(r)] for r in rows]  # noqa: E731  one-row tiles
-    if name == "STATIC":
-        return t_static(op, test_id)
-    if name in ("TYPES", "DATA-TYPES"):
-        asserted = {"TADD": "FP32 U8 HiF8 U4X2 FP64 TF32 HF32 FP16 BF16 E4M3 E5M2 S64 S32 S16 S8 U64 U32 U16",
-                    "TSUB": "FP32 U8 FP64 HiF8", "TMUL": "FP16 S16 S8 U4X2",
-                    "TFMA": "FP32 FP64 TF32 HF32 FP16 BF16 E4M3 E5M2 S64 S32 S16 S8 U64 U32 U16 U8 HiF8 U4X2",
-                    "TSQRT": "FP32 FP16 BF16 FP64 E4M3 E5M2 U64 E8M0 E3M2 U4X2",
-                    "TEXP": "FP32 FP16 BF16 FP64 E4M3 E5M2 U64 E8M0 E3M2 U4X2",
-                    "TADDS": "FP32 U8 HiF8", "TSUBS": "U8 HiF8 U4X2", "TREMS": "U16 U8 HiF8 U4X2"}[op]
-        return t_types(op, test_id, set(asserted.split()))
-    key = (op, name)
-    if key == ("TADD", "DEFINEDNESS"):
-        tiles = [tile(0, "U64", 128, 1, (1, 1), [[7]]), tile(1, "U64", 128, 1, (1, 1), defined="none"),
-                 tile(2, "U64", 128, 1, (1, 1), defined="none")]
-        return [direct_fault(op, test_id, "undefined-right-source", """The right source is undefined: operand
-                             legality fails, Fault_TileLegality; the destination stays undefined.""", tiles, 2,
-                             "!TileOperandsLegal_ExecuteTileBinary, destination not defined"),
-                bundle_fault(op, "bundle-undefined-right-source", """The same sources in a complete block:
-                             Fault_TileLegality, nothing allocated.""", tiles[:2], spec_ref(test_id))]
-    if name == "DIM-DEFAULTS":
-        sources = {"TADD": ([[3, 4]], [[5, 6]], [8, 10]), "TDIV": ([[8, 9]], [[2, 3]], [4, 3])}[op]
-        check(op, "U64", list(sources[:2]), None, sources[2], 0)
-        return run("lb1-lb2-omitted", """Only LB0=2: the destination has ValidRow 1, ValidCol 2 and Col 2 (the LB1
-                   and LB2 defaults) and holds the results.""", op, "U64", list(sources[:2]), source="spec-test",
-                   reference=spec_ref(test_id, f"valid 1x2, columns 2, results {sources[2]}"), capacity=128)
-    if key == ("TADD", "ELEMENTS"):
-        return t_execute(op, test_id, "U64", u64([7, 9], [5, 2]), None, [12, 11], "7 + 5 = 12, 9 + 2 = 11",
-                         cols=4)
-    if key == ("TADD", "LAYOUT"):
-        tiles = [tile(i, "U64", 128, 8, (1, 1), [[1 + i]] if i < 2 else None, layout="ColumnMajor",
-                      defined=None if i < 2 else "none") for i in range(3)]
-        return [direct_fault(op, test_id, "column-major", """ColumnMajor sources and destination of matching
-                             shape: only RowMajor operands are legal, Fault_TileLegality.""", tiles, 2,
-                             "!TileOperandsLegal_ExecuteTileBinary"),
-                bundle_fault(op, "bundle-column-major-sources", """ColumnMajor sources in a complete block: the
-                             RowMajor destination does not match them, Fault_TileLegality, rolled back.""",
-                             tiles[:2], spec_ref(test_id))]
-    if name in ("MISSING-LB0", "LB0"):
-        return t_lb0(op, test_id)
-    if name == "PADDING":
-        t, sources, scalar, pad, what = {
-            "TADD": ("U64", u64([7], [5]), None, "Zero", "12, Zero padding defined 0; Null undefined"),
-            "TSUB": ("U64", u64([7], [5]), None, "Zero", "2, Zero padding defined 0; Null undefined"),
-            "TMUL": ("S64", u64([3], [5]), None, "Min", "15, Min padding 0x8000000000000000; Null undefined"),
-            "TDIV": ("U64", u64([15], [3]), None, "Max", "5, Max padding Ones; Null undefined"),
-            "TREM": ("S64", u64([WORD - 6], [3]), None, "Zero", "2, Zero padding defined 0"),
-            "TFMA": ("U64", u64([2], [3], [4]), None, "Max", "10, Max padding Ones"),
-            "TEXP": ("FP32", u64([0]), None, "Max", "Max padding defined; Null undefined"),
-            "TSQRT": ("FP32", u64([0x3F800000]), None, "Max", "Max padding defined; Null undefined"),
-            "TADDS": ("U64", u64([7]), 5, "Zero", "12, Zero padding defined 0; Null undefined"),
-        }[op]
-        return t_padding(op, test_id, t, sources, scalar, pad, what)
-    if name == "ALIAS":
-        t, sources, expected, what = {
-            "TMUL": ("U64", u64([3, 5], [7, 11]), [21, 55], "destination = left source: 21, 55"),
-            "TFMA": ("U64", u64([2], [3], [4]), [10], "destination = left source: 2 * 3 + 4 = 10"),
-            "TEXP": ("FP32", u64([0x80000000]), [0x3F800000], "in place: exp(-0) = 1.0 from the old payload"),
-            "TSQRT": ("FP32", u64([0x80000000]), [0x80000000], "in place: sqrt(-0) = -0"),
-        }[op]
-        return t_alias(op, test_id, t, sources, expected, what)
-    if name == "ORDER":
-        t, sources, scalar, expected, what = {
-            "TSUB": ("U64", u64([19], [7]), None, [12], "19 - 7 = 12, not 7 - 19"),
-            "TSUBS": ("U8", u64([3, 9]), 5, [254, 4], "3 - 5 wraps to 254, 9 - 5 = 4"),
-            "TDIVS": ("U8", u64([9, 255]), 2, [4, 127], "9 / 2 = 4, 255 / 2 = 127"),
-        }[op]
-        return t_execute(op, test_id, t, sources, scalar, expected, what)
-    if name == "SIGNED":
-        t, sources, scalar, expected, what = {
-            "TDIV": ("S64", u64([WORD - 6], [3]), None, [WORD - 1], "-7 / 3 = -2 (truncating)"),
-            "TREMS": ("S8", u64([251, 5]), 3, [1, 2], "-5 mod 3 = 1, 5 mod 3 = 2 (divisor-signed)"),
-        }[op]
-        return t_execute(op, test_id, t, sources, scalar, expected, what)
-    if name == "DIVISOR-SIGN":
-        return t_execute(op, test_id, "S64", u64([WORD - 6, 7], [3, WORD - 2]), None, [2, WORD - 1],
-                         "-7 mod 3 = 2, 7 mod -3 = -2")
-    if name == "WIDTH":
-        return (t_execute(op, test_id, "S8", u64([0xFF], [2], [3]), None, [1], "S8 -1 * 2 + 3 = 1")
-                + [dict(c, name="u8-" + c["name"]) for c in
-                   t_execute(op, test_id, "U8", u64([0x80], [2], [1]), None, [1], "U8 0x80 * 2 + 1 wraps to 1")])
-    if name == "BUNDLE":  # TADDS
-        check(op, "U64", u64([7, 9]), 5, [12, 14], 0)
-        return run("regsrc0-r2", """R2 = 5 through B.IOR RegSrc0: both U64 elements plus 5; the source
-                   persists.""", op, "U64", u64([7, 9]), 5, source="spec-test", gpr=2, cols=2,
-                   reference=spec_ref(test_id, "12, 14; source unchanged"))
-    if name in ("ZERO-TYPES", "ZERO") and op in ("TDIV", "TREM", "TDIVS"):
-        return zero_divisor_cases(op, test_id)
-    if name in ("INVALID", "PROFILE-INVALID"):
-        triples = [(0x7F800001, 0x3F800000, 0), (0, 0x7F800000, 0), (0x7F800000, 0x3F800000, 0xFF800000)]
-        labels = ["signaling-nan", "zero-times-infinity", "opposite-infinities"]
-        if name == "PROFILE-INVALID":
-            triples, labels = triples[:1], labels[:1]
-        cases = []
-        for label, (a, b, c) in zip(labels, triples):
-            check(op, "FP32", u64([a], [b], [c]), None, [0x7FC00000], 1)
-            cases += [dict(x, name=f"{label}-{x['name']}") for x in t_execute(
-                op, test_id, "FP32", u64([a], [b], [c]), None, [0x7FC00000],
-                f"{a:#x} * {b:#x} + {c:#x}: quiet NaN (canonical 0x7fc00000), NV", flags=1)]
-        return cases
-    if key == ("TFMA", "CAPACITY"):
-        program = bundle(op, "U64", lb0=128, lb1=2, lb2=128, lines=[
-            "B.IOT T1, T2, mask=1111", "B.IOT T3, mask=1111, <last>, ->T<1>"])
-        return [fault_case("destination-too-small", """2 x 128 U64 elements cannot fit TSize code 1 (128 bytes):
-                           Fault_TileAllocation before allocation or any source access (the sources are not
-                           even configured).""", [], program, "Fault_TileAllocation", source="spec-test",
-                           reference=spec_ref(test_id, "_LastFault == Fault_TileAllocation, nothing allocated"))]
-    if key == ("TFMA", "DATR"):
-        return t_datr_tfma(op, test_id)
-    if key == ("TFMA", "DEFINED"):
-        tiles = [tile(0, "U64", 128, 1, (1, 1), defined="none")] + [
-            tile(i, "U64", 128, 1, (1, 1), [[i + 1]] if i < 3 else None, defined=None if i < 3 else "none")
-            for i in (1, 2, 3)]
-        return [direct_fault(op, test_id, "undefined-addend", """The addend is undefined: operand preflight fails,
-                             Fault_TileLegality; the destination stays undefined.""", tiles, 0,
-                             "!InstructionContractOperandsLegal_TFMA, destination not defined"),
-                bundle_fault(op, "bundle-undefined-addend", """The same sources in a complete block:
-                             Fault_TileLegality, nothing allocated.""", tiles[1:], spec_ref(test_id))]
-    if key == ("TFMA", "ENCODING"):
-        tiles = [tile(0, "TF32", 128, 1, (1, 1), defined="none"), tile(1, "TF32", 128, 1, (1, 1), [[1]]),
-                 tile(2, "TF32", 128, 1, (1, 1), [[0]]), tile(3, "TF32", 128, 1, (1, 1), [[0]])]
-        return [direct_fault(op, test_id, "tf32-discarded-fraction-bits", """A TF32 source Word 1 (a nonzero
-                             discarded fraction bit) is an invalid encoding: Fault_TileLegality.""", tiles, 0,
-                             "!InstructionContractOperandsLegal_TFMA"),
-                bundle_fault(op, "bundle-tf32-invalid-encoding", """The same sources in a complete block:
-                             Fault_TileLegality, rolled back.""", tiles[1:], spec_ref(test_id))]
-    if key == ("TFMA", "MASK-ZERO"):
-        word = bstart_word(op, "U64")
-        reference = spec_ref(test_id, "completes, no fault, nothing allocated, no status")
-        return [case("zero-mask-record", f"""The spec test's records: BSTART {word:#010x}, then a B.IOT with
-                     PEMode 000 (0x03F85013): a strict no-op before dimensions, sources, schema or
-                     allocation.""", BOTH, "spec-test", reference, None, Flow([Hex(word), Hex(0x03F85013), Hex(1)]),
-                     {"fault": None, "flags": Hex(0), "allocated": Flow([])}),
-                case("zero-mask-complete-block", """A complete TFMA block whose bindings have mask=0000: no
-                     effect although the sources are undefined.""", BOTH, "hand", reference,
-                     {"tiles": [tile(i, "U64", 128, 2, (1, 2), defined="none") for i in range(3)]},
-                     bundle(op, "U64", lb0=2, lines=bindings(op, [0, 1, 2], 1, mask="0000")),
-                     {"fault": None, "flags": Hex(0), "allocated": Flow([0, 1, 2]), "unchanged": "all"})]
-    if key == ("TFMA", "OPERANDS"):
-        cases = t_execute(op, test_id, "U64", u64([2], [3], [4]), None, [10], "four matching descriptors: 10")
-        tiles = [tile(i, "U64", 128, 1, (1, 1), [[i + 1]] if i else None, defined=None if i else "none",
-                      layout="ColumnMajor" if i == 3 else None) for i in range(4)]
-        cases.append(direct_fault(op, test_id, "column-major-addend", """The addend is ColumnMajor: the logical
-                                  shapes differ in layout, Fault_TileLegality.""", tiles, 0,
-                                  "!InstructionContractOperandsLegal_TFMA after the layout change"))
-        return cases
-    if key == ("TFMA", "SCHEMA"):
-        tiles = [tile(i, "U64", 128, 1, (1, 1), [[i + 2]]) for i in range(3)]
-        cases = run("two-bindings", """The two ordered B.IOT records (multiplicands, then addend and
-                    destination): the closed schema holds and the block completes.""", op, "U64",
-                    u64([2], [3], [4]), source="spec-test", reference=spec_ref(test_id, "schema legal"))
-        program = bundle(op, "U64", lb0=1, sources=[0, 1, 2], gpr=0)
-        cases.append(fault_case("b-ior-added", """The same block with an all-zero B.IOR (a valid scalar binding
-                                with no field set): TFMA's closed schema takes no scalar binding,
-                                Fault_TileLegality before allocation.""", tiles, program, source="spec-test",
-                                reference=spec_ref(test_id, "!SelectedBundleClosedTFMASchemaLegal with a scalar "
-                                                            "binding")))
-        program = bundle(op, "U64", lb0=1, sources=[0, 1, 2], gpr=5)
-        cases.append(fault_case("b-ior-regsrc0-set", """A B.IOR naming R5: TFMA takes no GPR input, so RegSrc0 is a
-                                surplus field and binding completeness fails first (SPEC-CHOICE, digest 7.8: the
-                                executable order), Fault_BundleControl.""", tiles, program, "Fault_BundleControl",
-                                reference=spec_ref(test_id) + "; asl/block/model/dispatch/scalar-schema.asl "
-                                "(BundleOperationScalarBindingSchemaLegal)", gprs={5: 1}))
-        return cases
-    if name in ("ZERO", "SIGNEDZERO", "E4M3ZERO", "INFINITY", "NEGATIVE"):
-        t, values, expected, flags, what = {
-            ("TEXP", "ZERO"): ("FP32", [0x80000000], [0x3F800000], 0, "exp(-0) = +1, no status"),
-            ("TLOG", "ZERO"): ("FP32", [0], [0xFF800000], 2, "log(+0) = -inf, DZ only"),
-            ("TLOG", "E4M3ZERO"): ("E4M3", [0], [0x7F], 2, "E4M3 has no infinity: NaN 0x7f, DZ only"),
-            ("TRECIP", "SIGNEDZERO"): ("FP32", [0x80000000], [0xFF800000], 2, "1 / -0 = -inf, DZ only"),
-            ("TRECIP", "E4M3ZERO"): ("E4M3", [0, 0x80], [0x7F, 0x7F], 2, "E4M3 +-0: NaN 0x7f, DZ only"),
-            ("TRSQRT", "E4M3ZERO"): ("E4M3", [0, 0x80], [0x7F, 0x7F], 2, "E4M3 +-0: NaN 0x7f, DZ only"),
-            ("TRSQRT", "INFINITY"): ("FP32", [0x7F800000], [0], 0, "1 / sqrt(+inf) = +0, no status"),
-            ("TSQRT", "NEGATIVE"): ("FP32", [0xBF800000], [0x7FC00000], 1, "sqrt(-1) = canonical NaN, NV"),
-            ("TRECIP", "ZERO"): (None, None, None, None, None),
-        }[key]
-        if key == ("TRECIP", "ZERO"):
-            return trecip_zero_cases(op, test_id)
-        return t_zero_unary(op, test_id, t, values, expected, flags, what)
-    raise KeyError(f"no builder for {test_id}")
+def one_row_tiles(*rows) -> list:
+    """Source tiles of one row each, from their rows of values."""
+    return [[list(r)] for r in rows]
+
+
+u64 = one_row_tiles
+
+# The types each TYPES point names (the rest of the 25 are checked as well, not asserted).
+TYPES_ASSERTED = {
+    "TADD": "FP32 U8 HiF8 U4X2 FP64 TF32 HF32 FP16 BF16 E4M3 E5M2 S64 S32 S16 S8 U64 U32 U16",
+    "TSUB": "FP32 U8 FP64 HiF8", "TMUL": "FP16 S16 S8 U4X2",
+    "TFMA": "FP32 FP64 TF32 HF32 FP16 BF16 E4M3 E5M2 S64 S32 S16 S8 U64 U32 U16 U8 HiF8 U4X2",
+    "TSQRT": "FP32 FP16 BF16 FP64 E4M3 E5M2 U64 E8M0 E3M2 U4X2",
+    "TEXP": "FP32 FP16 BF16 FP64 E4M3 E5M2 U64 E8M0 E3M2 U4X2",
+    "TADDS": "FP32 U8 HiF8", "TSUBS": "U8 HiF8 U4X2", "TREMS": "U16 U8 HiF8 U4X2"}
+
+PADDING_POINTS = {  # op -> (type, sources, scalar, pad, what the point asserts)
+    "TADD": ("U64", u64([7], [5]), None, "Zero", "12, Zero padding defined 0; Null undefined"),
+    "TSUB": ("U64", u64([7], [5]), None, "Zero", "2, Zero padding defined 0; Null undefined"),
+    "TMUL": ("S64", u64([3], [5]), None, "Min", "15, Min padding 0x8000000000000000; Null undefined"),
+    "TDIV": ("U64", u64([15], [3]), None, "Max", "5, Max padding Ones; Null undefined"),
+    "TREM": ("S64", u64([WORD - 6], [3]), None, "Zero", "2, Zero padding defined 0"),
+    "TFMA": ("U64", u64([2], [3], [4]), None, "Max", "10, Max padding Ones"),
+    "TEXP": ("FP32", u64([0]), None, "Max", "Max padding defined; Null undefined"),
+    "TSQRT": ("FP32", u64([0x3F800000]), None, "Max", "Max padding defined; Null undefined"),
+    "TADDS": ("U64", u64([7]), 5, "Zero", "12, Zero padding defined 0; Null undefined"),
+}
+
+ALIAS_POINTS = {  # op -> (type, sources, expected, what)
+    "TMUL": ("U64", u64([3, 5], [7, 11]), [21, 55], "destination = left source: 21, 55"),
+    "TFMA": ("U64", u64([2], [3], [4]), [10], "destination = left source: 2 * 3 + 4 = 10"),
+    "TEXP": ("FP32", u64([0x80000000]), [0x3F800000], "in place: exp(-0) = 1.0 from the old payload"),
+    "TSQRT": ("FP32", u64([0x80000000]), [0x80000000], "in place: sqrt(-0) = -0"),
+}
+
+EXECUTE_POINTS = {  # (op, point) -> (type, sources, scalar, expected, what): a direct call and a block
+    ("TSUB", "ORDER"): ("U64", u64([19], [7]), None, [12], "19 - 7 = 12, not 7 - 19"),
+    ("TSUBS", "ORDER"): ("U8", u64([3, 9]), 5, [254, 4], "3 - 5 wraps to 254, 9 - 5 = 4"),
+    ("TDIVS", "ORDER"): ("U8", u64([9, 255]), 2, [4, 127], "9 / 2 = 4, 255 / 2 = 127"),
+    ("TDIV", "SIGNED"): ("S64", u64([WORD - 6], [3]), None, [WORD - 1], "-7 / 3 = -2 (truncating)"),
+    ("TREMS", "SIGNED"): ("S8", u64([251, 5]), 3, [1, 2], "-5 mod 3 = 1, 5 mod 3 = 2 (divisor-signed)"),
+    ("TREM", "DIVISOR-SIGN"): ("S64", u64([WORD - 6, 7], [3, WORD - 2]), None, [2, WORD - 1],
+                               "-7 mod 3 = 2, 7 mod -3 = -2"),
+}
+
+UNARY_ZERO_POINTS = {  # (op, point) -> (type, values, expected, status, what): one case per value
+    ("TEXP", "ZERO"): ("FP32", [0x80000000], [0x3F800000], 0, "exp(-0) = +1, no status"),
+    ("TLOG", "ZERO"): ("FP32", [0], [0xFF800000], 2, "log(+0) = -inf, DZ only"),
+    ("TLOG", "E4M3ZERO"): ("E4M3", [0], [0x7F], 2, "E4M3 has no infinity: NaN 0x7f, DZ only"),
+    ("TRECIP", "SIGNEDZERO"): ("FP32", [0x80000000], [0xFF800000], 2, "1 / -0 = -inf, DZ only"),
+    ("TRECIP", "E4M3ZERO"): ("E4M3", [0, 0x80], [0x7F, 0x7F], 2, "E4M3 +-0: NaN 0x7f, DZ only"),
+    ("TRSQRT", "E4M3ZERO"): ("E4M3", [0, 0x80], [0x7F, 0x7F], 2, "E4M3 +-0: NaN 0x7f, DZ only"),
+    ("TRSQRT", "INFINITY"): ("FP32", [0x7F800000], [0], 0, "1 / sqrt(+inf) = +0, no status"),
+    ("TSQRT", "NEGATIVE"): ("FP32", [0xBF800000], [0x7FC00000], 1, "sqrt(-1) = canonical NaN, NV"),
+}
+
+
+def spec_types(op, test_id):
+    return t_types(op, test_id, set(TYPES_ASSERTED[op].split()))
+
+
+def spec_padding(op, test_id):
+    return t_padding(op, test_id, *PADDING_POINTS[op])
+
+
+def spec_alias(op, test_id):
+    return t_alias(op, test_id, *ALIAS_POINTS[op])
+
+
+def spec_execute(op, test_id):
+    return t_execute(op, test_id, *EXECUTE_POINTS[(op, engine.spec_point(op, test_id))])
+
+
+def spec_unary_zero(op, test_id):
+    return t_zero_unary(op, test_id, *UNARY_ZERO_POINTS[(op, engine.spec_point(op, test_id))])
+
+
+def spec_tadd_definedness(op, test_id):
+    tiles = [tile(0, "U64", 128, 1, (1, 1), [[7]]), tile(1, "U64", 128, 1, (1, 1), defined="none"),
+             tile(2, "U64", 128, 1, (1, 1), defined="none")]
+    return [direct_fault(op, test_id, "undefined-right-source", """The right source is undefined: operand
+                         legality fails, Fault_TileLegality; the destination stays undefined.""", tiles, 2,
+                         "!TileOperandsLegal_ExecuteTileBinary, destination not defined"),
+            bundle_fault(op, "bundle-undefined-right-source", """The same sources in a complete block:
+                         Fault_TileLegality, nothing allocated.""", tiles[:2], spec_ref(test_id))]
+
+
+def spec_dim_defaults(op, test_id):
+    sources = {"TADD": ([[3, 4]], [[5, 6]], [8, 10]), "TDIV": ([[8, 9]], [[2, 3]], [4, 3])}[op]
+    check(op, "U64", list(sources[:2]), None, sources[2], 0)
+    return run("lb1-lb2-omitted", """Only LB0=2: the destination has ValidRow 1, ValidCol 2 and Col 2 (the LB1
+               and LB2 defaults) and holds the results.""", op, "U64", list(sources[:2]), source="spec-test",
+               reference=spec_ref(test_id, f"valid 1x2, columns 2, results {sources[2]}"), capacity=128)
+
+
+def spec_tadd_elements(op, test_id):
+    return t_execute(op, test_id, "U64", u64([7, 9], [5, 2]), None, [12, 11], "7 + 5 = 12, 9 + 2 = 11", cols=4)
+
+
+def spec_tadd_layout(op, test_id):
+    tiles = [tile(i, "U64", 128, 8, (1, 1), [[1 + i]] if i < 2 else None, layout="ColumnMajor",
+                  defined=None if i < 2 else "none") for i in range(3)]
+    return [direct_fault(op, test_id, "column-major", """ColumnMajor sources and destination of matching
+                         shape: only RowMajor operands are legal, Fault_TileLegality.""", tiles, 2,
+                         "!TileOperandsLegal_ExecuteTileBinary"),
+            bundle_fault(op, "bundle-column-major-sources", """ColumnMajor sources in a complete block: the
+                         RowMajor destination does not match them, Fault_TileLegality, rolled back.""",
+                         tiles[:2], spec_ref(test_id))]
+
+
+def spec_tfma_width(op, test_id):
+    return (t_execute(op, test_id, "S8", u64([0xFF], [2], [3]), None, [1], "S8 -1 * 2 + 3 = 1")
+            + [dict(c, name="u8-" + c["name"]) for c in
+               t_execute(op, test_id, "U8", u64([0x80], [2], [1]), None, [1], "U8 0x80 * 2 + 1 wraps to 1")])
+
+
+def spec_tadds_bundle(op, test_id):
+    check(op, "U64", u64([7, 9]), 5, [12, 14], 0)
+    return run("regsrc0-r2", """R2 = 5 through B.IOR RegSrc0: both U64 elements plus 5; the source
+               persists.""", op, "U64", u64([7, 9]), 5, source="spec-test", gpr=2, cols=2,
+               reference=spec_ref(test_id, "12, 14; source unchanged"))
+
+
+def spec_tfma_invalid(op, test_id):
+    triples = [(0x7F800001, 0x3F800000, 0), (0, 0x7F800000, 0), (0x7F800000, 0x3F800000, 0xFF800000)]
+    labels = ["signaling-nan", "zero-times-infinity", "opposite-infinities"]
+    if engine.spec_point(op, test_id) == "PROFILE-INVALID":
+        triples, labels = triples[:1], labels[:1]
+    cases = []
+    for label, (a, b, c) in zip(labels, triples):
+        check(op, "FP32", u64([a], [b], [c]), None, [0x7FC00000], 1)
+        cases += [dict(x, name=f"{label}-{x['name']}") for x in t_execute(
+            op, test_id, "FP32", u64([a], [b], [c]), None, [0x7FC00000],
+            f"{a:#x} * {b:#x} + {c:#x}: quiet NaN (canonical 0x7fc00000), NV", flags=1)]
+    return cases
+
+
+def spec_tfma_capacity(op, test_id):
+    program = bundle(op, "U64", lb0=128, lb1=2, lb2=128, lines=[
+        "B.IOT T1, T2, mask=1111", "B.IOT T3, mask=1111, <last>, ->T<1>"])
+    return [fault_case("destination-too-small", """2 x 128 U64 elements cannot fit TSize code 1 (128 bytes):
+                       Fault_TileAllocation before allocation or any source access (the sources are not
+                       even configured).""", [], program, "Fault_TileAllocation", source="spec-test",
+                       reference=spec_ref(test_id, "_LastFault == Fault_TileAllocation, nothing allocated"))]
+
+
+def spec_tfma_defined(op, test_id):
+    tiles = [tile(0, "U64", 128, 1, (1, 1), defined="none")] + [
+        tile(i, "U64", 128, 1, (1, 1), [[i + 1]] if i < 3 else None, defined=None if i < 3 else "none")
+        for i in (1, 2, 3)]
+    return [direct_fault(op, test_id, "undefined-addend", """The addend is undefined: operand preflight fails,
+                         Fault_TileLegality; the destination stays undefined.""", tiles, 0,
+                         "!InstructionContractOperandsLegal_TFMA, destination not defined"),
+            bundle_fault(op, "bundle-undefined-addend", """The same sources in a complete block:
+                         Fault_TileLegality, nothing allocated.""", tiles[1:], spec_ref(test_id))]
+
+
+def spec_tfma_encoding(op, test_id):
+    tiles = [tile(0, "TF32", 128, 1, (1, 1), defined="none"), tile(1, "TF32", 128, 1, (1, 1), [[1]]),
+             tile(2, "TF32", 128, 1, (1, 1), [[0]]), tile(3, "TF32", 128, 1, (1, 1), [[0]])]
+    return [direct_fault(op, test_id, "tf32-discarded-fraction-bits", """A TF32 source Word 1 (a nonzero
+                         discarded fraction bit) is an invalid encoding: Fault_TileLegality.""", tiles, 0,
+                         "!InstructionContractOperandsLegal_TFMA"),
+            bundle_fault(op, "bundle-tf32-invalid-encoding", """The same sources in a complete block:
+                         Fault_TileLegality, rolled back.""", tiles[1:], spec_ref(test_id))]
+
+
+def spec_tfma_mask_zero(op, test_id):
+    word = bstart_word(op, "U64")
+    reference = spec_ref(test_id, "completes, no fault, nothing allocated, no status")
+    return [case("zero-mask-record", f"""The spec test's records: BSTART {word:#010x}, then a B.IOT with
+                 PEMode 000 (0x03F85013): a strict no-op before dimensions, sources, schema or
+                 allocation.""", BOTH, "spec-test", reference, None, Flow([Hex(word), Hex(0x03F85013), Hex(1)]),
+                 {"fault": None, "flags": Hex(0), "allocated": Flow([])}),
+            case("zero-mask-complete-block", """A complete TFMA block whose bindings have mask=0000: no
+                 effect although the sources are undefined.""", BOTH, "hand", reference,
+                 {"tiles": [tile(i, "U64", 128, 2, (1, 2), defined="none") for i in range(3)]},
+                 bundle(op, "U64", lb0=2, lines=bindings(op, [0, 1, 2], 1, mask="0000")),
+                 {"fault": None, "flags": Hex(0), "allocated": Flow([0, 1, 2]), "unchanged": "all"})]
+
+
+def spec_tfma_operands(op, test_id):
+    cases = t_execute(op, test_id, "U64", u64([2], [3], [4]), None, [10], "four matching descriptors: 10")
+    tiles = [tile(i, "U64", 128, 1, (1, 1), [[i + 1]] if i else None, defined=None if i else "none",
+                  layout="ColumnMajor" if i == 3 else None) for i in range(4)]
+    cases.append(direct_fault(op, test_id, "column-major-addend", """The addend is ColumnMajor: the logical
+                              shapes differ in layout, Fault_TileLegality.""", tiles, 0,
+                              "!InstructionContractOperandsLegal_TFMA after the layout change"))
+    return cases
+
+
+def spec_tfma_schema(op, test_id):
+    tiles = [tile(i, "U64", 128, 1, (1, 1), [[i + 2]]) for i in range(3)]
+    cases = run("two-bindings", """The two ordered B.IOT records (multiplicands, then addend and
+                destination): the closed schema holds and the block completes.""", op, "U64",
+                u64([2], [3], [4]), source="spec-test", reference=spec_ref(test_id, "schema legal"))
+    program = bundle(op, "U64", lb0=1, sources=[0, 1, 2], gpr=0)
+    cases.append(fault_case("b-ior-added", """The same block with an all-zero B.IOR (a valid scalar binding
+                            with no field set): TFMA's closed schema takes no scalar binding,
+                            Fault_TileLegality before allocation.""", tiles, program, source="spec-test",
+                            reference=spec_ref(test_id, "!SelectedBundleClosedTFMASchemaLegal with a scalar "
+                                                        "binding")))
+    program = bundle(op, "U64", lb0=1, sources=[0, 1, 2], gpr=5)
+    cases.append(fault_case("b-ior-regsrc0-set", """A B.IOR naming R5: TFMA takes no GPR input, so RegSrc0 is a
+                            surplus field and binding completeness fails first (SPEC-CHOICE, digest 7.8: the
+                            executable order), Fault_BundleControl.""", tiles, program, "Fault_BundleControl",
+                            reference=spec_ref(test_id) + "; asl/block/model/dispatch/scalar-schema.asl "
+                            "(BundleOperationScalarBindingSchemaLegal)", gprs={5: 1}))
+    return cases
 
 
 def zero_divisor_cases(op, test_id):
@@ -604,6 +573,30 @@ def trecip_zero_cases(op, test_id):
     return cases
 
 
+# (operation, spec point) -> builder(op, test_id); ("*", point): every operation with that point.
+SPEC_POINTS = {
+    ("*", "STATIC"): t_static, ("*", "TYPES"): spec_types, ("*", "DATA-TYPES"): spec_types,
+    ("*", "MISSING-LB0"): t_lb0, ("*", "LB0"): t_lb0, ("*", "PADDING"): spec_padding, ("*", "ALIAS"): spec_alias,
+    ("*", "DIM-DEFAULTS"): spec_dim_defaults,
+    **{key: spec_execute for key in EXECUTE_POINTS}, **{key: spec_unary_zero for key in UNARY_ZERO_POINTS},
+    ("TADD", "DEFINEDNESS"): spec_tadd_definedness, ("TADD", "ELEMENTS"): spec_tadd_elements,
+    ("TADD", "LAYOUT"): spec_tadd_layout, ("TADDS", "BUNDLE"): spec_tadds_bundle,
+    ("TDIV", "ZERO-TYPES"): zero_divisor_cases, ("TREM", "ZERO-TYPES"): zero_divisor_cases,
+    ("TDIVS", "ZERO"): zero_divisor_cases, ("TRECIP", "ZERO"): trecip_zero_cases,
+    ("TFMA", "INVALID"): spec_tfma_invalid, ("TFMA", "PROFILE-INVALID"): spec_tfma_invalid,
+    ("TFMA", "CAPACITY"): spec_tfma_capacity, ("TFMA", "DATR"): t_datr_tfma, ("TFMA", "DEFINED"): spec_tfma_defined,
+    ("TFMA", "ENCODING"): spec_tfma_encoding, ("TFMA", "MASK-ZERO"): spec_tfma_mask_zero,
+    ("TFMA", "OPERANDS"): spec_tfma_operands, ("TFMA", "SCHEMA"): spec_tfma_schema, ("TFMA", "WIDTH"): spec_tfma_width,
+}
+
+
+def spec_cases(op: str, test_id: str) -> list:
+    """The cases of one spec test ID, from its builder in SPEC_POINTS."""
+    point = engine.spec_point(op, test_id)
+    builder = SPEC_POINTS.get((op, point)) or SPEC_POINTS[("*", point)]
+    return builder(op, test_id)
+
+
 # ---------------------------------------------------------------------------------------
 # Reference vectors beyond the spec IDs (PTO-AVS-X-<OP>-REF-001): every legal type x
 # special and boundary operands, each case one isolation key (value class and flags) in
@@ -611,8 +604,7 @@ def trecip_zero_cases(op, test_id):
 # another class's. The operations round under DefaultNumericExecutionControl only (RNE:
 # B.DATR RMode is not applicable to them), so RNE is every mode they take.
 
-ISOLATION_MAX = 64  # elements of one case (one tile row)
-# SPEC-CHOICE (SPEC-CHOICES row 20): the profile pins no accuracy for TEXP and TLOG; the
+# SPEC-CHOICE 20: the profile pins no accuracy for TEXP and TLOG; the
 # expectations are correctly rounded and a device passes an inexact hw-ieee case within
 # one ULP of them (faithful rounding). Exactly specified operations get no tolerance.
 EXP_LOG_ULP = {"TEXP": 1, "TLOG": 1}
@@ -801,10 +793,6 @@ def x_block_case(op, t, profiles, name, description, tuples, scalar=None) -> dic
     return cases[0]
 
 
-def chunks(values: list, size: int) -> list:
-    return [values[i:i + size] for i in range(0, len(values), size)]
-
-
 def x_cases(op: str) -> list:
     cases = []
     for t in ref.LEGAL_TYPES[op]:
@@ -839,7 +827,7 @@ def x_cases(op: str) -> list:
 
 
 def divisor_upper_bits_cases(op: str) -> list:
-    """SPEC-CHOICE: an integer divisor Word whose element bits are zero but whose upper
+    """SPEC-CHOICE 25: an integer divisor Word whose element bits are zero but whose upper
     bits are not passes TilePayloadNonzero (whole Words) and then stops the ASL at
     TileIntegerDivRemValue's assertion; it is rejected like any zero divisor."""
     if op not in ("TDIV", "TREM"):
@@ -868,20 +856,14 @@ def x_file(op: str) -> dict:
 # ---------------------------------------------------------------------------------------
 # Files
 
-PROVENANCE = vector_files.spec_provenance("vectors/reference/arith_elements.py", COMMAND)
+PROVENANCE = engine.spec_provenance("vectors/reference/arith_elements.py", COMMAND)
 
 
-def all_files() -> dict:
-    return vector_files.all_files(OPERATIONS, spec_cases, x_file, PROVENANCE)
+def files(operations) -> dict:
+    return engine.spec_id_files(operations, spec_cases, x_file, PROVENANCE, "generate_arith.py")
 
 
-def render(doc: dict) -> str:
-    return vector_files.render(doc, "generate_arith.py")
+FAMILY = engine.Family("generate_arith", OPERATIONS, files)
 
-
-def main(argv=None) -> int:
-    return vector_files.main(argv, __doc__.splitlines()[0], all_files, render)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # the command the files' provenance names: the engine's, for this family
+    sys.exit(engine.legacy_main([FAMILY]))

@@ -1,6 +1,7 @@
 """Write the vectors of TCMP, TCMPS, TSEL and TSELS (packed predicate tiles).
 
-    .venv/bin/python -m pto_avs.vectors.reference.generate_compare [--out DIR] [--check]
+    .venv/bin/python -m pto_avs.vectors.reference generate|check TCMP TCMPS TSEL TSELS
+    .venv/bin/python -m pto_avs.vectors.reference.generate_compare [--out DIR] [--check]  (the same)
 
 - one file per spec test ID of these operations (``PTO-AVS-TILE-<OP>-<NAME>-NNN.yaml``):
   cases that replay the spec test point (its tiles, values, bundle or direct call) with
@@ -23,10 +24,9 @@ from __future__ import annotations
 import sys
 
 from . import compare_elements as ref
-from . import vector_files
-from .generate_numeric import Flow, FlowMap, Hex
-from .legality_layout import pad_word
-from .vector_files import (OPERATION_TABLE, RESERVED_SELECTORS, UNITS, case, hexrows, spec_ref, tile)
+from . import engine
+from .engine import (OPERATION_TABLE, RESERVED_SELECTORS, UNITS, Flow, FlowMap, Hex, bstart_word, case, dims_of,
+                     pow2_at_least, rows_of, size_code, spec_ref, tile)
 
 COMMAND = ".venv/bin/python -m pto_avs.vectors.reference.generate_compare"
 REFERENCE = COMMAND + " (vectors/reference/compare_elements.py)"
@@ -43,41 +43,15 @@ def is_scalar(op: str) -> bool:
     return op in ("TCMPS", "TSELS")
 
 
-def pow2_at_least(n: int) -> int:
-    return 1 << max(0, (n - 1).bit_length())
-
-
-def size_code(capacity: int) -> int:
-    return capacity.bit_length() - 7  # 128 B -> 1 ... 64 KiB -> 10
-
-
-def rows_of(t: str, capacity: int, cols: int) -> int:
-    return capacity * 8 // (cols * ref.width(t))
-
-
-def geometry(t: str, valid, cols=None, capacity=None):
-    """(cols, capacity, rows) of the smallest legal RowMajor tile holding ``valid``."""
-    cols = cols or pow2_at_least(valid[1])
-    capacity = capacity or max(128, pow2_at_least(valid[0] * cols * ref.width(t) // 8))
-    return cols, capacity, rows_of(t, capacity, cols)
-
-
 def predicate_capacity(rows: int, cols: int) -> int:
     """The smallest legal TSize of a predicate tile.
 
-    SPEC-CHOICE (index row 28): the TCMP document asks TSize >= ceil(Row*Col/8) bytes, and
+    SPEC-CHOICE 28: the TCMP document asks TSize >= ceil(Row*Col/8) bytes, and
     ResolveBundlePredicateDestination checks only that; TileDescriptorConfigured, part of
     every operand rule, also asks rows*cols <= the tile's U8 element capacity (= TSize).
     The executable reading: a destination between the two is allocated, then rejected
     (Fault_TileLegality, rolled back)."""
     return max(128, pow2_at_least(rows * cols))
-
-
-def bstart_word(op: str, t: str) -> int:
-    """BSTART.TEPL (command form 33): match 0x00019181, DataType 31:27, Mode 26:25,
-    Function 24:20 (spec/catalog/command-forms.json), packed by hand."""
-    spec = OPERATION_TABLE[op]
-    return 0x00019181 | ref.code(t) << 27 | spec["mode"] << 25 | spec["function"] << 20
 
 
 # ---------------------------------------------------------------------------------------
@@ -115,18 +89,8 @@ def predicate_result(index, rows, cols, valid, capacity, bits, pad) -> dict:
 
 def numeric_result(index, t, capacity, cols, valid, words, pad, carrier) -> dict:
     """The expected TSEL/TSELS destination: element bits, whole Words (``carrier``), padding."""
-    out = {"index": index, "dtype": t, "layout": "RowMajor", "location": "Any", "rows": rows_of(t, capacity, cols),
-           "cols": cols, "valid": Flow(valid), "capacity": capacity, "mask": "1111",
-           "data": hexrows([[ref.element(w, t) for w in row] for row in words])}
-    if carrier:
-        out["words"] = hexrows(words)
-    if tuple(valid) != (out["rows"], cols):
-        if pad in (None, "Null"):
-            out["padding"] = FlowMap(defined=False)
-        else:
-            word = pad_word(pad, t)
-            out["padding"] = FlowMap(defined=True, value=Hex(ref.element(word, t)), word=Hex(word))
-    return out
+    return engine.result_tile(index, t, capacity, cols, valid, words, pad, carrier=carrier,
+                              element=lambda word: ref.element(word, t))
 
 
 # ---------------------------------------------------------------------------------------
@@ -142,38 +106,16 @@ def bundle(op, t, valid, cols, size, *, datr=None, tiles=(0, 1, 2), gpr=GPR, mas
     """One block of ``op``. ``tiles``: the source T indices in operand order (TCMP left,
     right; TCMPS source; TSEL mask, true, false; TSELS mask, true); ``datr`` a B.DATR line;
     ``gpr`` None leaves out B.IOR; ``iot`` replaces the binding lines."""
-    lines = [bstart or f"BSTART.VEC {op}, {t}"]
-    if datr is not None:
-        lines.append(datr)
-    if dims:
-        lines.append(f"B.DIM LB0={valid[1]}")
-        if valid[0] != 1:
-            lines.append(f"B.DIM LB1={valid[0]}")
-        if cols != valid[1]:
-            lines.append(f"B.DIM LB2={cols}")
-    names = [f"T{i}" for i in tiles]
-    if iot is not None:
-        lines += iot
-    elif op == "TSEL":
-        lines += [f"B.IOT {names[0]}, {names[1]}, mask={mask}", f"B.IOT {names[2]}, mask={mask}, <last>, ->T<{size}>"]
-    else:
-        lines.append(f"B.IOT {', '.join(names)}, mask={mask}, <last>, ->T<{size}>")
-    if is_scalar(op) and gpr is not None:
-        lines.append(f"B.IOR R{gpr}")
-    lines.append("BSTOP")
-    return "\n".join(lines)
+    if iot is None and op == "TSEL":
+        iot = [engine.iot_line(tiles[:2], mask=mask, last=False), engine.iot_line(tiles[2:], size, mask)]
+    elif iot is None:
+        iot = [engine.iot_line(tiles, size, mask)]
+    return engine.bundle_text(bstart or f"BSTART.VEC {op}, {t}", datr=datr, dims=dims_of(valid, cols) if dims else {},
+                              bindings=iot, gpr=gpr if is_scalar(op) else None)
 
 
 def direct(op, dst, sources, *, scalar=None, mode=None, pad=None) -> Flow:
-    call = {"call": op, "dst": dst}
-    call.update(zip(("src", "src1", "src2"), sources))
-    if scalar is not None:
-        call["scalar"] = Hex(scalar)
-    if mode is not None:
-        call["cmode"] = mode
-    if pad:
-        call["pad"] = pad
-    return Flow([FlowMap(call)])
+    return engine.direct_call(op, dst, sources, scalar=scalar, cmode=mode, pad=pad)
 
 
 LEGALITY = ("asl/tile/model/legality/operand-schema.asl (TileOperandsLegal_ExecuteTileCompare, ...CompareScalar, "
@@ -183,14 +125,8 @@ LEGALITY = ("asl/tile/model/legality/operand-schema.asl (TileOperandsLegal_Execu
 
 def fault_case(name, description, tiles, program, fault="Fault_TileLegality", *, source="hand", reference=LEGALITY,
                gprs=None, profiles=BOTH, status=None) -> dict:
-    state = {"tiles": tiles}
-    if status:
-        state["status"] = Hex(status)
-    if gprs:
-        state["gprs"] = FlowMap({k: Hex(v) for k, v in gprs.items()})
-    expect = {"fault": fault, "flags": Hex(status or 0), "allocated": Flow(sorted(t["index"] for t in tiles)),
-              "unchanged": "all"}
-    return case(name, description, profiles, source, reference, state, program, expect)
+    return engine.fault_case(name, description, tiles, program, fault, source=source, reference=reference,
+                             gprs=gprs, profiles=profiles, status=status)
 
 
 # ---------------------------------------------------------------------------------------
@@ -225,7 +161,7 @@ def run_compare(name, description, op, t, left, right=None, scalar=None, *, mode
     mode or the pad is not the default, or ``datr`` (a whole line, ``pad`` then being what
     it means)."""
     valid = (len(left), len(left[0]))
-    cols, capacity, rows = geometry(t, valid, cols, capacity)
+    cols, capacity, rows = engine.smallest_tile(t, valid, cols, capacity)
     sources = [left] + ([right] if right is not None else [])
     tiles = [tile(i, t, capacity, cols, valid, data) for i, data in enumerate(sources)]
     state = {"tiles": tiles}
@@ -239,12 +175,12 @@ def run_compare(name, description, op, t, left, right=None, scalar=None, *, mode
         program = direct(op, target, indices, scalar=scalar, mode=mode, pad=pad)
     else:
         if is_scalar(op) and gpr is not None and scalar is not None:
-            state["gprs"] = FlowMap({gpr: Hex(scalar)})
+            state["gprs"] = engine.gpr_map({gpr: scalar})
         if datr is None and (mode != "EQ" or pad):
             datr = datr_line(mode if mode != "EQ" else None, pad or "Null")
         program = bundle(op, t, valid, cols, size_code(tsize), datr=datr, tiles=indices, gpr=gpr, bstart=bstart)
         if raw:
-            program = Flow([Hex(bstart_word(op, t))] + program.splitlines()[1:])
+            program = engine.raw_bstart_program(program, bstart_word(op, t))
     operand = None if right is not None else (scalar if scalar is not None and (direct_call or gpr) else 0)
     outcomes = {}
     for profile in profiles:
@@ -266,7 +202,7 @@ def run_select(name, description, op, t, mask_bits, true_rows, false_rows=None, 
                datr=None) -> list:
     """TSEL (mask T0, true T1, false T2) or TSELS (mask T0, true T1, ``scalar``)."""
     valid = (len(true_rows), len(true_rows[0]))
-    cols, capacity, rows = geometry(t, valid, cols, capacity)
+    cols, capacity, rows = engine.smallest_tile(t, valid, cols, capacity)
     tiles = [predicate_tile(0, rows, cols, valid, mask_bits), tile(1, t, capacity, cols, valid, true_rows)]
     if false_rows is not None:
         tiles.append(tile(2, t, capacity, cols, valid, false_rows))
@@ -282,12 +218,12 @@ def run_select(name, description, op, t, mask_bits, true_rows, false_rows=None, 
     else:
         target = len(tiles)
         if is_scalar(op) and gpr is not None and scalar is not None:
-            state["gprs"] = FlowMap({gpr: Hex(scalar)})
+            state["gprs"] = engine.gpr_map({gpr: scalar})
         if datr is None and pad:
             datr = datr_line(None, pad)
         program = bundle(op, t, valid, cols, size_code(capacity), datr=datr, tiles=indices, gpr=gpr, bstart=bstart)
         if raw:
-            program = Flow([Hex(bstart_word(op, t))] + program.splitlines()[1:])
+            program = engine.raw_bstart_program(program, bstart_word(op, t))
     operand = None if false_rows is not None else (scalar if scalar is not None and (direct_call or gpr) else 0)
     words = select_rows(mask_bits, true_rows, false_rows, operand, t)
     carrier = profiles == ["pto-v0"] if carrier is None else carrier
@@ -387,7 +323,7 @@ def illegal_type_case(op, t, source, reference) -> dict:
     count = {"TCMP": 2, "TCMPS": 1, "TSEL": 2, "TSELS": 1}[op]
     tiles = [tile(i, t, 128, 2, (1, 2), [[0, 0]]) for i in range(1, count + 1)]
     if not is_compare(op):
-        tiles.insert(0, predicate_tile(0, rows_of(t, 128, 2), 2, (1, 2), [[1, 0]]))
+        tiles.insert(0, predicate_tile(0, rows_of(128, 2, t), 2, (1, 2), [[1, 0]]))
     program = bundle(op, t, (1, 2), 2, 1, tiles=[x["index"] for x in tiles])
     handler = "TileCompareDataTypeSupported" if is_compare(op) else "TileSelectDataTypeSupported"
     return fault_case(f"{t.lower()}-rejected", f"""{t} is outside {op}'s type set: the closed {op} schema
@@ -942,7 +878,7 @@ def scalar_normalisation_cases() -> list:
     tiles = [tile(0, "TF32", 128, 2, (1, 2), [[0x3F800000, 0x40000000]])]
     for name, program in (("block", bundle("TCMPS", "TF32", (1, 2), 2, 1, tiles=(0,))),
                           ("direct", direct("TCMPS", 1, [0], scalar=0x3F800001, mode="EQ"))):
-        state = tiles + ([predicate_tile(1, rows_of("TF32", 128, 2), 2, (1, 2), defined="none")]
+        state = tiles + ([predicate_tile(1, rows_of(128, 2, "TF32"), 2, (1, 2), defined="none")]
                          if name == "direct" else [])
         out.append(fault_case(f"tf32-scalar-invalid-encoding-{name}", f"""A TF32 scalar 0x3f800001 has nonzero
             discarded fraction bits: TileNumericEncodingValid fails ({'closed TCMPS schema, before allocation' if
@@ -991,7 +927,7 @@ def geometry_cases(op: str) -> list:
                                                              if op == "TCMP" else [])
     out.append(case("pe-mask-zero-no-op", f"""A complete {op} block with mask=0000 over undefined sources: a strict
         no-op before schema, source and allocation checks; nothing changes.""", BOTH, "hand",
-                    spec_ref(f"PTO-AVS-TILE-TSEL-MASK-ZERO-001", "the same rule") + f"; {op} legality: PE_MASK=0000",
+                    spec_ref("PTO-AVS-TILE-TSEL-MASK-ZERO-001", "the same rule") + f"; {op} legality: PE_MASK=0000",
                     {"tiles": srcs}, bundle(op, "U8", (1, 2), 8, 1, tiles=[s["index"] for s in srcs], mask="0000"),
                     {"fault": None, "flags": Hex(0), "allocated": Flow([s["index"] for s in srcs]),
                      "unchanged": "all"}))
@@ -1140,10 +1076,10 @@ def select_special_cases(op: str) -> list:
         out += run_select("tf32-invalid-encodings-block", """The same TSEL through a block: the closed TSEL schema
             asks no encoding validity either.""", op, "TF32", [[1, 0, 1, 0]], tf32, other)
     else:
-        # SPEC-CHOICE (index row 29): the TSELS document and the direct operand rule ask no
+        # SPEC-CHOICE 29: the TSELS document and the direct operand rule ask no
         # encoding validity of selected payloads; the closed block schema
         # (SelectedBundleTileScalarSourceLegal) checks the true source's encodings.
-        tiles = [predicate_tile(0, rows_of("TF32", 128, 4), 4, (1, 4), [[1, 0, 1, 0]]),
+        tiles = [predicate_tile(0, rows_of(128, 4, "TF32"), 4, (1, 4), [[1, 0, 1, 0]]),
                  tile(1, "TF32", 128, 4, (1, 4), tf32)]
         out.append(fault_case("tf32-invalid-encodings-block", """SPEC-CHOICE (index row 29): the same TF32 source
             in a TSELS block: the closed schema's SelectedBundleTileScalarSourceLegal asks TileSourceEncodingsValid
@@ -1257,20 +1193,14 @@ def x_file(op: str) -> dict:
 # ---------------------------------------------------------------------------------------
 # Files
 
-PROVENANCE = vector_files.spec_provenance("vectors/reference/compare_elements.py", COMMAND)
+PROVENANCE = engine.spec_provenance("vectors/reference/compare_elements.py", COMMAND)
 
 
-def all_files() -> dict:
-    return vector_files.all_files(ref.OPERATIONS, spec_cases, x_file, PROVENANCE)
+def files(operations) -> dict:
+    return engine.spec_id_files(operations, spec_cases, x_file, PROVENANCE, "generate_compare.py")
 
 
-def render(doc: dict) -> str:
-    return vector_files.render(doc, "generate_compare.py")
+FAMILY = engine.Family("generate_compare", tuple(ref.OPERATIONS), files)
 
-
-def main(argv=None) -> int:
-    return vector_files.main(argv, __doc__.splitlines()[0], all_files, render)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # the command the files' provenance names: the engine's, for this family
+    sys.exit(engine.legacy_main([FAMILY]))

@@ -1,6 +1,7 @@
 """Write the vectors of the exact elementwise operations (TAND ... TEXPANDS).
 
-    .venv/bin/python -m pto_avs.vectors.reference.generate_elementwise [--out DIR] [--check]
+    .venv/bin/python -m pto_avs.vectors.reference generate|check TAND ... TEXPANDS
+    .venv/bin/python -m pto_avs.vectors.reference.generate_elementwise [--out DIR] [--check]  (the same)
 
 - one file per spec test ID of these operations (``PTO-AVS-TILE-<OP>-<NAME>-NNN.yaml``):
   cases that replay the spec test point (its tiles, its values, its bundle or direct call)
@@ -22,30 +23,12 @@ from __future__ import annotations
 import sys
 
 from . import elementwise as ref
-from . import vector_files
-from .generate_numeric import Flow, FlowMap, Hex
-from .vector_files import (OPERATION_TABLE, RESERVED_SELECTORS as RESERVED, UNITS, VECTORS_DIR, case, hexrows,
-                           spec_ref, tile)
+from . import engine
+from .engine import (DATA_TYPES, OPERATION_TABLE, RESERVED_SELECTORS as RESERVED, UNITS, Flow, FlowMap, Hex,
+                     bstart_word, case, first_free, iot_line as iot, size_code, spec_ref, tile, width)
 
 COMMAND = ".venv/bin/python -m pto_avs.vectors.reference.generate_elementwise"
 BOTH = ["pto-v0", "hw-ieee"]
-
-# Tile DataType codes (asl/arch/data-types/tile-data-types.asl) and element widths.
-CODES = {"FP64": 0, "FP32": 1, "TF32": 2, "HF32": 3, "FP16": 4, "BF16": 5, "HiF8": 6, "E4M3": 7, "E5M2": 8,
-         "E3M2": 9, "E2M3": 10, "E2M1X2": 11, "E1M2X2": 12, "E8M0": 13, "HiF4X2": 14, "S64": 16, "S32": 17,
-         "S16": 18, "S8": 19, "S4X2": 20, "U64": 24, "U32": 25, "U16": 26, "U8": 27, "U4X2": 28}
-WIDTH = {name: 4 if name.endswith("X2") else 64 if name.endswith("64") else 32 if name in (
-    "FP32", "TF32", "HF32", "S32", "U32") else 16 if name in ("FP16", "BF16", "S16", "U16") else 8
-    for name in CODES}
-PAD_WORD = {  # TilePadValueForDataType (asl/tile/model/definedness/elements.asl), own table
-    "Max": {"FP64": 0x7FEFFFFFFFFFFFFF, "FP32": 0x7F7FFFFF, "TF32": 0x7F7FE000, "HF32": 0x7F7FF000,
-            "FP16": 0x7BFF, "BF16": 0x7F7F, "E4M3": 0x7E, "E5M2": 0x7B, "U8": 0xFF, "U16": 0xFFFF,
-            "U32": 0xFFFFFFFF, "U64": (1 << 64) - 1, "S8": 0x7F, "S16": 0x7FFF, "S32": 0x7FFFFFFF,
-            "S64": 0x7FFFFFFFFFFFFFFF},
-    "Min": {"FP64": 0xFFEFFFFFFFFFFFFF, "FP32": 0xFF7FFFFF, "TF32": 0xFF7FE000, "HF32": 0xFF7FF000,
-            "FP16": 0xFBFF, "BF16": 0xFF7F, "E4M3": 0xFE, "E5M2": 0xFB, "U8": 0, "U16": 0, "U32": 0, "U64": 0,
-            "S8": 0x80, "S16": 0x8000, "S32": 0x80000000, "S64": 0x8000000000000000},
-}
 
 # ---------------------------------------------------------------------------------------
 # Each operation's example: the values of its spec execution test (BITS, MASK, SIGNED,
@@ -75,21 +58,6 @@ def closed(op: str) -> bool:
     return op not in ("TAND", "TOR", "TXOR", "TSHL", "TSHR")
 
 
-def rows_of(capacity: int, cols: int, dtype: str) -> int:
-    return capacity * 8 // (cols * WIDTH[dtype])
-
-
-def size_code(capacity: int) -> int:
-    return capacity.bit_length() - 7  # 128 B -> 1 ... 64 KiB -> 10
-
-
-def bstart_word(op: str, dtype: str) -> int:
-    """BSTART.TEPL (command form 33): match 0x00019181, DataType 31:27, Mode 26:25,
-    Function 24:20 (spec/catalog/command-forms.json)."""
-    spec = OPERATION_TABLE[op]
-    return 0x00019181 | CODES[dtype] << 27 | spec["mode"] << 25 | spec["function"] << 20
-
-
 def compute(op: str, dtype: str, sources: list, scalar=None):
     """Expected (rows of result Words, flags) of ``op`` over source rows (reference)."""
     if kind(op) == "fill":
@@ -114,57 +82,18 @@ def fill_rows(dtype: str, scalar: int, valid) -> list:
 # ---------------------------------------------------------------------------------------
 # Case pieces
 
-def element_rows(dtype: str, rows) -> list:
-    mask = (1 << WIDTH[dtype]) - 1
-    return [[v & mask for v in row] for row in rows]
-
-
 def result_tile(index, dtype, capacity, cols, valid, words, pad=None, location="Any", carrier=True) -> dict:
-    """The expected destination: descriptor, element bits, carrier Words (pto-v0), padding."""
-    out = {"index": index, "dtype": dtype, "layout": "RowMajor", "location": location,
-           "rows": rows_of(capacity, cols, dtype), "cols": cols, "valid": Flow(valid), "capacity": capacity,
-           "mask": "1111", "data": hexrows(element_rows(dtype, words))}
-    if carrier:
-        out["words"] = hexrows(words)
-    if valid[0] * valid[1] < rows_of(capacity, cols, dtype) * cols:
-        if pad in (None, "Null"):
-            out["padding"] = FlowMap(defined=False)
-        else:
-            out["padding"] = FlowMap(defined=True, value=Hex(PAD_WORD.get(pad, {}).get(dtype, 0) & (
-                (1 << WIDTH[dtype]) - 1) if pad != "Zero" else 0))
-    return out
-
-
-def iot(sources, size: int, last=True, mask="1111", hand="T") -> str:
-    parts = [f"T{s}" if isinstance(s, int) else s for s in sources] + [f"mask={mask}"]
-    if last:
-        parts.append("<last>")
-    if size:
-        parts.append(f"->{hand}<{size}>")
-    return "B.IOT " + ", ".join(parts)
+    """The expected destination: descriptor, element bits, carrier Words (pto-v0), padding
+    (its element bits only)."""
+    return engine.result_tile(index, dtype, capacity, cols, valid, words, pad, carrier=carrier, location=location,
+                              pad_with_word=False)
 
 
 def bundle(op: str, dtype: str, *, lb0=None, lb1=None, lb2=None, sources=(), size=1, datr=None,
            gpr=None, bstart=None, bindings=None) -> str:
-    lines = [bstart or f"BSTART.VEC {op}, {dtype}"]
-    if datr:
-        lines.append(f"B.DATR {datr}")
-    for name, value in (("LB0", lb0), ("LB1", lb1), ("LB2", lb2)):
-        if value is not None:
-            lines.append(f"B.DIM {name}={value}")
-    lines += bindings if bindings is not None else [iot(sources, size)]
-    if gpr is not None:
-        lines.append(f"B.IOR R{gpr}")
-    lines.append("BSTOP")
-    return "\n".join(lines)
-
-
-def fault_expect(fault: str, allocated) -> dict:
-    return {"fault": fault, "flags": Hex(0), "allocated": Flow(allocated), "unchanged": "all"}
-
-
-def first_free(used) -> int:
-    return next(i for i in range(16) if i not in used)
+    return engine.bundle_text(bstart or f"BSTART.VEC {op}, {dtype}", datr=datr and f"B.DATR {datr}",
+                              dims={"LB0": lb0, "LB1": lb1, "LB2": lb2},
+                              bindings=bindings if bindings is not None else [iot(sources, size)], gpr=gpr)
 
 
 # ---------------------------------------------------------------------------------------
@@ -180,7 +109,7 @@ def run_case(name, description, op, dtype, sources, scalar=None, *, profiles=BOT
     valid = valid or ((len(rows), len(rows[0])) if rows else (1, 2))
     if cols is None:  # the smallest legal tile: power-of-two columns and capacity
         cols = 1 << (valid[1] - 1).bit_length()
-        capacity = max(capacity, 1 << (valid[0] * cols * WIDTH[dtype] // 8 - 1).bit_length())
+        capacity = max(capacity, 1 << (valid[0] * cols * width(dtype) // 8 - 1).bit_length())
     tiles = [tile(i, dtype, capacity, cols, valid, data) for i, data in enumerate(sources)]
     state = {"tiles": tiles}
     if scalar is not None and not direct and gpr:
@@ -226,11 +155,8 @@ def run_case(name, description, op, dtype, sources, scalar=None, *, profiles=BOT
 
 def fault_case(name, description, op, dtype, tiles, program, fault="Fault_TileLegality", *, source="hand",
                reference="", profiles=BOTH, gprs=None) -> dict:
-    state = {"tiles": tiles}
-    if gprs:
-        state["gprs"] = FlowMap({k: Hex(v) for k, v in gprs.items()})
-    allocated = sorted(t["index"] for t in tiles)
-    return case(name, description, profiles, source, reference, state, program, fault_expect(fault, allocated))
+    return engine.fault_case(name, description, tiles, program, fault, source=source, reference=reference,
+                             profiles=profiles, gprs=gprs)
 
 
 # ---------------------------------------------------------------------------------------
@@ -285,10 +211,10 @@ def _type_values(op, dtype):
     if dtype in ("FP64", "FP32", "TF32", "HF32", "FP16", "BF16", "E4M3", "E5M2"):
         one = {"FP64": 0x3FF0000000000000, "FP32": 0x3F800000, "TF32": 0x3F800000, "HF32": 0x3F800000,
                "FP16": 0x3C00, "BF16": 0x3F80, "E4M3": 0x38, "E5M2": 0x3C}[dtype]
-        sign = 1 << (WIDTH[dtype] - 1)
+        sign = 1 << (width(dtype) - 1)
         row = [one, one | sign]
     else:
-        top = 1 << (WIDTH[dtype] - 1)
+        top = 1 << (width(dtype) - 1)
         row = [top | 5, 3]  # a negative value for S types, a large one for U types
     sources = [[row], [[row[1], row[0]]]][:source_count(op)]
     scalar = row[1] if kind(op) == "scalar" else None
@@ -298,7 +224,7 @@ def _type_values(op, dtype):
 def t_types(op, test_id):
     cases = []
     legal = ref.LEGAL_TYPES[op]
-    for dtype in CODES:
+    for dtype in DATA_TYPES:
         if dtype in legal:
             sources, scalar = _type_values(op, dtype)
             cases.append(run_case(f"{dtype.lower()}-legal", f"""{dtype} is in {op}'s type set
@@ -327,7 +253,6 @@ def t_execute(op, test_id, dtype, sources, scalar, expected, what, *, flags=0, c
     assert [w for row in words for w in row] == expected, (test_id, words, expected)
     assert f == flags, (test_id, f, flags)
     reference = spec_ref(test_id, what)
-    valid = (len(sources[0]), len(sources[0][0]))
     cases = []
     if hw_flags is None:
         cases.append(run_case("direct-call", f"The spec test point as a direct call: {what}.", op, dtype, sources,
@@ -662,7 +587,7 @@ def spec_cases(op: str, test_id: str) -> list:
 def float_classes(t: str) -> dict:
     """Value class -> element encodings of floating type t, from its format parameters."""
     exp_bits, frac_bits, shift, rule, canonical = ref.FLOATS[t]
-    sign = 1 << (WIDTH[t] - 1)
+    sign = 1 << (width(t) - 1)
     top = (1 << exp_bits) - 1
     frac = lambda f: f << shift  # noqa: E731
     expo = lambda e: e << (shift + frac_bits)  # noqa: E731
@@ -686,14 +611,14 @@ def float_classes(t: str) -> dict:
 
 
 def int_values(t: str) -> list:
-    w = WIDTH[t]
+    w = width(t)
     m = (1 << w) - 1
     pattern = int("5A" * (w // 8), 16)
     return sorted({0, 1, 2, 3, 1 << (w - 1), (1 << (w - 1)) - 1, m, m - 1, pattern, pattern ^ m})
 
 
 def shift_counts(t: str) -> list:
-    w = WIDTH[t]
+    w = width(t)
     return sorted({0, 1, w - 1, w, w + 1, 2 * w - 1, 2 * w, 63, 64, 0xFF})
 
 
@@ -703,7 +628,7 @@ def x_case(op, name, description, dtype, sources, scalar=None, profiles=BOTH, ca
 
 
 def x_minmax_flags(op, sources, dtype, scalar=None):
-    """Tile-tile TMAX/TMIN record no status under pto-v0 (SPEC-CHOICE in device_model/ops/elementwise.py)."""
+    """Tile-tile TMAX/TMIN record no status under pto-v0 (SPEC-CHOICE 22)."""
     _, flags = compute(op, dtype, sources, scalar)
     if kind(op) == "binary" and flags:
         return [(["pto-v0"], 0), (["hw-ieee"], flags)]
@@ -776,7 +701,7 @@ def x_cases(op: str) -> list:
                 for v in values + [((1 << 64) - 1) ^ 0xFF]:
                     cases.append(x_case(op, f"{low}-scalar-{v:x}", f"""{t}: the GPR scalar {v:#x} fills the
                         2x3 valid region of a 4x4 tile with its low element bits.""", t, [], v, valid=(2, 3),
-                                        cols=4, capacity=max(128, 16 * WIDTH[t] // 8)))
+                                        cols=4, capacity=max(128, 16 * width(t) // 8)))
         if t == "U8" and not closed(op):
             sources, _ = _type_values(op, t)
             sources = [[row + row[:1], row[::-1] + row[1:]] for row in (src[0] for src in sources)]
@@ -834,20 +759,14 @@ def x_file(op: str) -> dict:
 # ---------------------------------------------------------------------------------------
 # Files
 
-PROVENANCE = vector_files.spec_provenance("vectors/reference/elementwise.py", COMMAND)
+PROVENANCE = engine.spec_provenance("vectors/reference/elementwise.py", COMMAND)
 
 
-def all_files() -> dict:
-    return vector_files.all_files(ref.OPERATIONS, spec_cases, x_file, PROVENANCE)
+def files(operations) -> dict:
+    return engine.spec_id_files(operations, spec_cases, x_file, PROVENANCE, "generate_elementwise.py")
 
 
-def render(doc: dict) -> str:
-    return vector_files.render(doc, "generate_elementwise.py")
+FAMILY = engine.Family("generate_elementwise", tuple(ref.OPERATIONS), files)
 
-
-def main(argv=None) -> int:
-    return vector_files.main(argv, __doc__.splitlines()[0], all_files, render)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # the command the files' provenance names: the engine's, for this family
+    sys.exit(engine.legacy_main([FAMILY]))

@@ -1,11 +1,12 @@
 """Write the hw-ieee numeric vectors ``vectors/PTO-AVS-X-*-HW-*.yaml`` from the exact reference.
 
-    .venv/bin/python -m pto_avs.vectors.reference.generate_numeric [--out DIR]
+    .venv/bin/python -m pto_avs.vectors.reference generate TCVT TQUANT TMULS TGEMV_MX_ACC
+    .venv/bin/python -m pto_avs.vectors.reference.generate_numeric [--out DIR] [--check]  (the same)
 
 Every expected value comes from ``vectors/reference/numeric.py`` (exact rationals, no
 ``device_model`` code), never from running the golden model. The same command writes the
-TGEMV_MX_ACC post-processing vectors ``PTO-AVS-X-TGEMV-MX-ACC-PP-*`` of
-``generate_postprocess.py`` (from ``postprocess.py``). Each ``*-HW-<X>-001`` file has a
+TGEMV_MX_ACC post-processing vectors ``PTO-AVS-X-TGEMV-MX-ACC-PP-*`` of the family
+``generate_postprocess.py`` (from ``postprocess.py``), which builds on this module. Each ``*-HW-<X>-001`` file has a
 ``*-FLAGS-001`` companion of flag-isolation cases (``value_classes.py``). The output is deterministic:
 inputs are chosen by rules and by ``random.Random`` seeded from the case name, so a
 re-run reproduces the files byte for byte.
@@ -20,24 +21,19 @@ Each case is one bundle in the project assembly syntax over a small legal tile:
 """
 from __future__ import annotations
 
-import argparse
-import json
 import random
-import re
 import sys
 import zlib
 from fractions import Fraction
 from functools import lru_cache
-from pathlib import Path
 
+from . import engine
 from . import numeric as ref
 from . import value_classes as classes
+from .engine import ISOLATION_MAX, SIZE_CODES, Block, Flow, FlowMap, Hex  # noqa: F401  (FlowMap: generate_postprocess)
 
 COMMAND = ".venv/bin/python -m pto_avs.vectors.reference.generate_numeric"
-VECTORS_DIR = Path(__file__).resolve().parent.parent
-FILE_GLOBS = ("PTO-AVS-X-*-HW-*.yaml", "PTO-AVS-X-TGEMV-MX-ACC-PP-*.yaml")  # what `write` owns
 ALL_MODES = ref.MODES
-SIZE_CODES = {128 << i: i + 1 for i in range(10)}
 
 PROVENANCE = (
     "Every expected value was computed by the independent exact reference "
@@ -48,7 +44,6 @@ PROVENANCE = (
     f"silent), and written by `{COMMAND}`. Nothing here comes from running the golden model."
 )
 
-ISOLATION_MAX = 64  # elements of one isolation tile (one row)
 ISOLATION_PROVENANCE = (
     "Flag isolation (vectors/reference/value_classes.py): NumericStatus is the sticky OR over "
     "the tile, so each case holds the inputs of one value class with one flag set (or only "
@@ -60,84 +55,6 @@ def isolation_text(key: tuple) -> str:
     if key == classes.NOFLAG:
         return "flag isolation: only inputs that raise no flag"
     return f"flag isolation: only {key[0]} inputs, each raising {classes.flag_text(key[1]).upper()}"
-
-
-# --------------------------------------------------------------------------------------
-# A small YAML writer (fixed key order, hex where the value is a bit pattern)
-
-
-class Hex(int):
-    """An integer written as 0x..."""
-
-
-class Flow(list):
-    """A list written on one line."""
-
-
-class FlowMap(dict):
-    """A mapping written on one line."""
-
-
-class Block(str):
-    """A string written as a literal block."""
-
-
-_PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9 ._/()+-]*[A-Za-z0-9.)]|[A-Za-z]")
-_RESERVED = {"null", "true", "false", "yes", "no", "on", "off", "y", "n", "~"}
-
-
-def _inline(value) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, Hex):
-        return f"0x{int(value):X}"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, (Flow, list)):
-        return "[" + ", ".join(_inline(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {_inline(v)}" for k, v in value.items()) + "}"
-    text = str(value)
-    if _PLAIN.fullmatch(text) and text.lower() not in _RESERVED:
-        return text
-    return json.dumps(text)
-
-
-def _mapping(d: dict, indent: int) -> list[str]:
-    pad = " " * indent
-    lines = []
-    for key, value in d.items():
-        if isinstance(value, Block):
-            lines.append(f"{pad}{key}: |")
-            lines += [f"{pad}  {line}" for line in value.splitlines()]
-        elif isinstance(value, dict) and not isinstance(value, FlowMap):
-            lines.append(f"{pad}{key}:")
-            lines += _mapping(value, indent + 2)
-        elif isinstance(value, list) and not isinstance(value, Flow):
-            lines.append(f"{pad}{key}:")
-            lines += _sequence(value, indent + 2)
-        else:
-            lines.append(f"{pad}{key}: {_inline(value)}")
-    return lines
-
-
-def _sequence(items: list, indent: int) -> list[str]:
-    pad = " " * indent
-    lines = []
-    for item in items:
-        if isinstance(item, dict) and not isinstance(item, FlowMap):
-            sub = _mapping(item, indent + 2)
-            lines.append(f"{pad}- {sub[0].lstrip()}")
-            lines += sub[1:]
-        else:
-            lines.append(f"{pad}- {_inline(item)}")
-    return lines
-
-
-def to_yaml(doc: dict) -> str:
-    return "\n".join(_mapping(doc, 0)) + "\n"
 
 
 # --------------------------------------------------------------------------------------
@@ -1015,6 +932,7 @@ def tgemv_cases(a_type: str, b_type: str, name: str, k: int, n: int, *, a=None, 
         pair = ", ".join(f"T{s}" for s in sources[i:i + 2])
         lines.append(f"B.IOT {pair}, mask=1111")
     lines += [f"B.IOT mask=1111, <last>, ->T<{SIZE_CODES[c_cap]}>", "BSTOP"]
+    # SPEC-CHOICE 17: the expected status is the OR of the IEEE flags of every fused step.
     description = (f"TGEMV_MX_ACC {a_type} x {b_type}, M=1, N={n}, K={k} ({blocks} scale "
                    "blocks): D = C then, for k increasing, one FP32 RNE rounding of "
                    "acc + (a_k*2^(sa-127))*(b_k*2^(sb-127)); a 0xFF scale gives 0x7FC00000. "
@@ -1101,49 +1019,22 @@ def tgemv_file() -> dict:
 # --------------------------------------------------------------------------------------
 
 
-def generated_paths(directory: Path) -> list[Path]:
-    """The files of ``directory`` this generator writes (or once wrote)."""
-    return sorted({path for pattern in FILE_GLOBS for path in directory.glob(pattern)})
+def files(operations) -> dict[str, str]:
+    """File name -> text of the hw-ieee files of ``operations`` (TCVT, TQUANT, TMULS, TGEMV_MX_ACC)."""
+    builders = {
+        "TCVT": lambda: [tcvt_file(src) for src in TCVT_PLAN] + [tcvt_flags_file(src) for src in TCVT_PLAN],
+        "TQUANT": lambda: [tquant_file(), tquant_flags_file()],
+        "TMULS": lambda: [tmuls_file(), tmuls_flags_file()],
+        "TGEMV_MX_ACC": lambda: [tgemv_file()],
+    }
+    docs = [doc for op in operations for doc in builders[op]()]
+    return {f"{doc['id']}.yaml": engine.to_yaml(doc) for doc in docs if doc is not None}
 
 
-def all_files() -> dict[str, dict]:
-    from . import generate_postprocess  # it builds on this module's writer and helpers
+FAMILY = engine.Family("generate_numeric", ("TCVT", "TQUANT", "TMULS", "TGEMV_MX_ACC"), files,
+                       owns=("PTO-AVS-X-*-HW-*.yaml",))
 
-    docs = [tcvt_file(src) for src in TCVT_PLAN] + [tcvt_flags_file(src) for src in TCVT_PLAN]
-    docs += [tquant_file(), tquant_flags_file(), tmuls_file(), tmuls_flags_file(), tgemv_file()]
-    docs += generate_postprocess.files()
-    return {f"{doc['id']}.yaml": doc for doc in docs if doc is not None}
+if __name__ == "__main__":  # the command the files' provenance names: the engine's, for this family
+    from . import generate_postprocess  # the family built on this one, written by the same command
 
-
-def write(out_dir: Path) -> dict[str, int]:
-    """Write every file (removing stale generated ones); returns cases per file name."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    files = all_files()
-    for stale in generated_paths(out_dir):
-        if stale.name not in files:
-            stale.unlink()
-    counts = {}
-    for file_name, doc in files.items():
-        (out_dir / file_name).write_text(to_yaml(doc))
-        counts[file_name] = len(doc["cases"])
-    return counts
-
-
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=VECTORS_DIR,
-                        help="directory for the YAML files (default: vectors/)")
-    args = parser.parse_args(argv)
-    counts = write(args.out)
-    for file_name, count in counts.items():
-        print(f"{count:4d}  {file_name}")
-    print(f"{sum(counts.values()):4d}  cases in {len(counts)} files -> {args.out}")
-    return 0
-
-
-if __name__ == "__main__":
-    # Run the importable copy of this module: generate_postprocess imports it, and its YAML
-    # marker classes (Flow, Hex, ...) must be the ones the writer checks for.
-    from . import generate_numeric as importable
-
-    sys.exit(importable.main())
+    sys.exit(engine.legacy_main([FAMILY, generate_postprocess.FAMILY]))

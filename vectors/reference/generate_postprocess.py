@@ -1,6 +1,7 @@
 """The TGEMV_MX_ACC post-processing vectors, from ``vectors/reference/postprocess.py``.
 
-Written by ``generate_numeric`` (same command, same reproducibility test):
+A family of its own that builds on ``generate_numeric`` (its case builder and probes; that
+module does not import this one), written by the same command:
 
 - ``PTO-AVS-X-TGEMV-MX-ACC-PP-MODES-001``: one case per configuration: every PreQuantMode
   of an FP32 accumulator with every ReluMode, PreQuantMode 0 with each activation, every
@@ -22,11 +23,12 @@ import re
 from dataclasses import replace
 from fractions import Fraction
 
+from . import engine
 from . import numeric as ref
 from . import postprocess as pp
 from . import value_classes as classes
-from .generate_numeric import (COMMAND, ISOLATION_MAX, SIZE_CODES, Flow, FlowMap, Hex, dedupe,
-                               exact_bits, float_probes, generated_case, isolation_text)
+from .engine import ISOLATION_MAX, SIZE_CODES, Flow, FlowMap, Hex
+from .generate_numeric import COMMAND, dedupe, exact_bits, float_probes, generated_case, isolation_text
 
 SPECIALS = (0x7FC00000, 0x7F800001, 0x7F800000, 0xFF800000, 0x00000000, 0x80000000)
 SCALAR_SCALE = 0x3FC00000  # 1.5
@@ -347,3 +349,8 @@ def read_case(case: dict) -> list[tuple]:
 
 def files() -> list[dict]:
     return [modes_file(), flags_file()]
+
+
+FAMILY = engine.Family("generate_postprocess", ("TGEMV_MX_ACC",),
+                       lambda operations: {f"{doc['id']}.yaml": engine.to_yaml(doc) for doc in files()},
+                       owns=("PTO-AVS-X-TGEMV-MX-ACC-PP-*.yaml",))

@@ -16,7 +16,11 @@ padded coordinate reads back (``padding.word``: the pad Word as stored, only its
 bits in a packed carrier), so a device that sign-extends a signed Min pad or leaves other
 bits above the element width is caught (``contract/compare.py``, aspect ``carrier``).
 
-Usage:  python vectors/reference/legality_layout.py write   # (re)write the vector files
+A family of the generator engine (``FAMILY``; ``python -m pto_avs.vectors.reference
+generate|check``); its files are rendered in PyYAML's style (``yaml_text.pyyaml_text``),
+as they were first written. The command their headers name still works:
+
+        python vectors/reference/legality_layout.py write   # (re)write the vector files
         python vectors/reference/legality_layout.py check   # exit 1 if a file is stale
 """
 from __future__ import annotations
@@ -24,27 +28,25 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import yaml
+if __name__ == "__main__" and not __package__:  # run as the script the file headers name
+    import runpy
+
+    runpy.run_module("pto_avs.vectors.reference.legality_layout", run_name="__main__")
+    sys.exit(0)
+
+from .engine import Family, pad_word  # noqa: E402  (after the script entry above)
+from .numeric import FORMATS  # noqa: E402
+from .yaml_text import FlowMap, Hex, pyyaml_text  # noqa: E402
 
 VECTORS = Path(__file__).resolve().parent.parent
 GENERATOR = "vectors/reference/legality_layout.py write"
 BOTH_PROFILES = ["pto-v0", "hw-ieee"]
 
 # ---------------------------------------------------------------------------
-# Data types: name -> (5-bit code, element (lane) bits, class).  From
-# asl/arch/data-types/tile-data-types.asl and TileElementBits (own copy).
+# Data types: name -> (5-bit code, element (lane) bits, class), read from the
+# reference's one DataType table (numeric.FORMATS; asl/arch/data-types/tile-data-types.asl).
 
-DTYPES = {
-    "FP64": (0, 64, "float"), "FP32": (1, 32, "float"), "TF32": (2, 32, "float"),
-    "HF32": (3, 32, "float"), "FP16": (4, 16, "float"), "BF16": (5, 16, "float"),
-    "HiF8": (6, 8, "float"), "E4M3": (7, 8, "float"), "E5M2": (8, 8, "float"),
-    "E3M2": (9, 8, "float"), "E2M3": (10, 8, "float"), "E2M1X2": (11, 4, "float"),
-    "E1M2X2": (12, 4, "float"), "E8M0": (13, 8, "float"), "HiF4X2": (14, 4, "float"),
-    "S64": (16, 64, "signed"), "S32": (17, 32, "signed"), "S16": (18, 16, "signed"),
-    "S8": (19, 8, "signed"), "S4X2": (20, 4, "signed"),
-    "U64": (24, 64, "unsigned"), "U32": (25, 32, "unsigned"), "U16": (26, 16, "unsigned"),
-    "U8": (27, 8, "unsigned"), "U4X2": (28, 4, "unsigned"),
-}
+DTYPES = {name: (f.code, f.width, "float" if f.is_float else f.kind) for name, f in FORMATS.items()}
 
 MODEL_TILE_ELEMENTS = 32768  # PTO_MODEL_TILE_ELEMENTS: above this a tile uses packed carriers
 
@@ -107,33 +109,6 @@ def storage_index(layout: str, rows: int, cols: int, bits: int, r: int, c: int) 
 # Padding
 
 PAD_CODES = {"Zero": 0b00, "Max": 0b01, "Min": 0b10, "Null": 0b11}
-
-_MAX_WORDS = {
-    "FP64": 0x7FEFFFFFFFFFFFFF, "FP32": 0x7F7FFFFF, "TF32": 0x7F7FE000, "HF32": 0x7F7FF000,
-    "FP16": 0x7BFF, "BF16": 0x7F7F, "E4M3": 0x7E, "E5M2": 0x7B,
-    "U8": 0xFF, "U16": 0xFFFF, "U32": 0xFFFFFFFF, "U64": 0xFFFFFFFFFFFFFFFF,
-    "S8": 0x7F, "S16": 0x7FFF, "S32": 0x7FFFFFFF, "S64": 0x7FFFFFFFFFFFFFFF,
-}
-_MIN_WORDS = {
-    "FP64": 0xFFEFFFFFFFFFFFFF, "FP32": 0xFF7FFFFF, "TF32": 0xFF7FE000, "HF32": 0xFF7FF000,
-    "FP16": 0xFBFF, "BF16": 0xFF7F, "E4M3": 0xFE, "E5M2": 0xFB,
-    "U8": 0, "U16": 0, "U32": 0, "U64": 0, "U4X2": 0,
-    "S8": 0x80, "S16": 0x8000, "S32": 0x80000000, "S64": 0x8000000000000000,
-}
-_OTHERWISE_MAX = 0xFFFFFFFFFFFFFFFF
-_OTHERWISE_MIN = 0x8000000000000000
-
-
-def pad_word(pad: str, dtype: str) -> int:
-    """The 64-bit Word TilePadValueForDataType stores (before any carrier packing)."""
-    if pad in ("Zero", "Null"):
-        return 0
-    if pad == "Max":
-        return _MAX_WORDS.get(dtype, _OTHERWISE_MAX)
-    if pad == "Min":
-        return _MIN_WORDS.get(dtype, _OTHERWISE_MIN)
-    raise ValueError(pad)
-
 
 def pad_carrier_word(pad: str, dtype: str, packed: bool) -> int:
     """The Word a padded coordinate reads back: the pad Word as stored (never
@@ -219,57 +194,11 @@ def grid(values: list, rows: int, cols: int, number=None) -> list:
 
 
 # ---------------------------------------------------------------------------
-# YAML rendering (hex integers, flow-style leaves, literal programs)
-
-
-class Hex(int):
-    """An integer written in hex."""
-
-
-class _Dumper(yaml.SafeDumper):
-    def ignore_aliases(self, data):
-        return True
-
-
-def _hex(dumper, value):
-    return dumper.represent_scalar("tag:yaml.org,2002:int", f"0x{int(value):X}")
-
-
-def _str(dumper, value):
-    style = "|" if "\n" in value else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-def _list(dumper, value):
-    flow = all(not isinstance(v, (dict, list)) for v in value) or \
-        all(isinstance(v, list) and all(not isinstance(x, (dict, list)) for x in v) for v in value)
-    return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=flow and bool(value))
-
-
-def _dict(dumper, value):
-    flow = bool(value) and all(not isinstance(v, (dict, list)) for v in value.values()) and \
-        all(isinstance(k, int) for k in value)
-    return dumper.represent_mapping("tag:yaml.org,2002:map", value.items(), flow_style=flow)
-
-
-class Flow(dict):
-    """A mapping written in flow style."""
-
-
-def _flow(dumper, value):
-    return dumper.represent_mapping("tag:yaml.org,2002:map", value.items(), flow_style=True)
-
-
-_Dumper.add_representer(Hex, _hex)
-_Dumper.add_representer(str, _str)
-_Dumper.add_representer(list, _list)
-_Dumper.add_representer(dict, _dict)
-_Dumper.add_representer(Flow, _flow)
+# Rendering
 
 
 def render(document: dict, header: str) -> str:
-    body = yaml.dump(document, Dumper=_Dumper, sort_keys=False, width=110, allow_unicode=False)
-    return header + body
+    return header + pyyaml_text(document)
 
 
 def header_comment(file_id: str) -> str:
@@ -371,7 +300,7 @@ def layout_case(transform: str, src: str, dst: str, cols: int, valid: tuple) -> 
             "tiles": [
                 {"index": 0, "dtype": dst, "layout": dst_layout, "location": "Any", "rows": rows,
                  "cols": cols, "valid": [vr, vc], "capacity": dst_cap, "mask": "1111",
-                 "data": grid(dst_values, vr, vc, int), "padding": Flow(defined=True, value=0),
+                 "data": grid(dst_values, vr, vc, int), "padding": FlowMap(defined=True, value=0),
                  "storage": storage(dst_layout, db, dst_values)},
             ],
         },
@@ -478,7 +407,7 @@ def pad_case(dtype: str, pad: str, rows: int, cols: int, mask: str = "1111") -> 
                 "index": 0, "dtype": dtype, "layout": "RowMajor", "location": "Any", "rows": rows,
                 "cols": cols, "valid": [vr, vc], "capacity": dst_cap, "mask": mask,
                 "data": grid(dst_bits, vr, vc), "words": grid(words, vr, vc),
-                "padding": Flow(pad_expectation(pad, dtype, packed))}],
+                "padding": FlowMap(pad_expectation(pad, dtype, packed))}],
         },
     }
 
@@ -564,7 +493,7 @@ def tquant_pad_vector() -> dict:
                     "index": 0, "dtype": dst, "layout": "RowMajor", "location": "Any",
                     "rows": 32, "cols": 4, "valid": [2, 3], "capacity": 128,
                     "data": grid([1, 2, 3, 4, 5, 6], 2, 3),
-                    "padding": Flow(defined=False)}],
+                    "padding": FlowMap(defined=False)}],
             },
         })
     return {
@@ -583,7 +512,7 @@ def tquant_pad_vector() -> dict:
 
 
 def tmuls_pad_vector() -> dict:
-    # TMULS takes only PadValue from B.DATR; an explicit B.DATR also encodes DataType 0,
+    # SPEC-CHOICE 2: TMULS takes only PadValue from B.DATR; an explicit B.DATR also encodes DataType 0,
     # which is FP64 (ResolveBundleEffectiveDataType), so only an FP64 TMULS can carry a
     # pad and succeed (digest 7.4).  Positive finite FP64 sources times the omitted-B.IOR
     # scalar 0 give +0 in both profiles: pto-v0 multiplies raw encodings (x * 0 = 0), IEEE
@@ -615,7 +544,7 @@ def tmuls_pad_vector() -> dict:
                     "index": 0, "dtype": "FP64", "layout": "RowMajor", "location": "Any",
                     "rows": 16, "cols": 8, "valid": [2, 3], "capacity": 1024, "mask": "1111",
                     "data": grid([0] * 6, 2, 3), "words": grid([0] * 6, 2, 3),
-                    "padding": Flow(pad_expectation(pad, "FP64", packed=False))}],
+                    "padding": FlowMap(pad_expectation(pad, "FP64", packed=False))}],
             },
         })
     return {
@@ -637,31 +566,31 @@ def tmuls_pad_vector() -> dict:
 
 # ---------------------------------------------------------------------------
 
+BUILDERS = {"TCVT": (layout_vector, pad_vector, large_pad_vector), "TQUANT": (tquant_pad_vector,),
+            "TMULS": (tmuls_pad_vector,)}
+
+
+def files(operations) -> dict:
+    """File name -> text of the layout and pad files of ``operations``."""
+    docs = [build() for op in operations for build in BUILDERS[op]]
+    return {f"{doc['id']}.yaml": render(doc, header_comment(doc["id"])) for doc in docs}
+
+
 def documents() -> dict:
-    docs = {}
-    for build in (layout_vector, pad_vector, large_pad_vector, tquant_pad_vector, tmuls_pad_vector):
-        doc = build()
-        docs[doc["id"]] = render(doc, header_comment(doc["id"]))
-    return docs
+    """File ID -> text of every file."""
+    return {name[:-len(".yaml")]: text for name, text in files(tuple(BUILDERS)).items()}
+
+
+FAMILY = Family("legality_layout", tuple(BUILDERS), files)
 
 
 def main(argv: list) -> int:
     if len(argv) != 2 or argv[1] not in ("write", "check"):
-        print(__doc__.strip().splitlines()[-2].strip(), file=sys.stderr)
         print("usage: legality_layout.py write|check", file=sys.stderr)
         return 2
-    stale = []
-    for file_id, text in documents().items():
-        path = VECTORS / f"{file_id}.yaml"
-        if argv[1] == "write":
-            path.write_text(text, encoding="utf-8")
-            print(f"wrote {path.relative_to(VECTORS.parent)}")
-        elif not path.exists() or path.read_text(encoding="utf-8") != text:
-            stale.append(path.name)
-    if stale:
-        print("stale (run `python " + GENERATOR + "`): " + ", ".join(stale), file=sys.stderr)
-        return 1
-    return 0
+    from .engine import VECTORS_DIR, run
+
+    return run("generate" if argv[1] == "write" else "check", VECTORS_DIR, among=[FAMILY])
 
 
 if __name__ == "__main__":

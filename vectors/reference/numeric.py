@@ -699,7 +699,7 @@ def _scaled(name: str, code: int, scale: int | None) -> Value:
 
 def fma_fp32(acc: Value, a: Value, b: Value) -> tuple[Value, int]:
     """acc + a*b rounded once to FP32 (RNE): (decoded result, IEEE flags)."""
-    # SPEC-CHOICE: a quiet NaN operand decides first, so inf*0 + qNaN raises no NV (IEEE
+    # SPEC-CHOICE 17: a quiet NaN operand decides first, so inf*0 + qNaN raises no NV (IEEE
     # leaves that case to the implementation); the TGEMV status is the OR of these flags.
     if acc.cls == "nan" or a.cls == "nan" or b.cls == "nan":
         return Value("nan"), (NV if acc.signalling or a.signalling or b.signalling else 0)
