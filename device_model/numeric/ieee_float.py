@@ -45,7 +45,7 @@ from .encode import infinity_code, round_to_float
 from .flags import FLAG_DZ, FLAG_NV
 from .formats import Decoded, ValueClass, decode_lanes
 from .rounding import RoundingMode, rounding_mode
-from .wide import FIT, bits, isqrt, shift_left, shift_right, signed_sum, to_u64, widen, with_sticky
+from .wide import FIT, bits, isqrt, shift_left, signed_sum, to_u64, widen, with_sticky
 from .words import U64, as_words, bit_length, lanes
 
 FLOAT_TYPES = ("FP64", "FP32", "TF32", "HF32", "FP16", "BF16", "E4M3", "E5M2")

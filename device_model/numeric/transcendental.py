@@ -34,7 +34,7 @@ from ..dtypes import DataType, dtype as _dtype
 from .encode import geometry, round_to_float
 from .formats import decode_lanes
 from .ieee_float import FLOAT_TYPES
-from .rounding import RoundingMode, rounding_mode
+from .rounding import rounding_mode
 from .words import U64, as_words, lanes
 
 _GUARD = 40

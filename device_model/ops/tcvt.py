@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
-
 from ..block import BlockState, Unmodelled, layout_transform
 from ..faults import tile_legality
 from ..numeric import UnsupportedConversion, convert
 from ..state import MachineState, descriptor_legal, source_encodings_valid
-from .common import Publication, result_tile, rounding_name
+from .common import Publication, result_tile, rounding_name, status_bits
 from .registry import REQUIRED, register
 from .operation import OperationModule
 
@@ -110,7 +108,7 @@ def convert_tiles(destination, source, rounding: int, saturate: bool, canonicali
                                profile=profile, canonicalize=canonicalize)
     except UnsupportedConversion as exc:
         raise Unmodelled(f"TCVT {source.dtype.name} -> {destination.dtype.name}: {exc}") from None
-    return result_tile(destination, words, pad, location="Any"), int(np.bitwise_or.reduce(flags, axis=None))
+    return result_tile(destination, words, pad, location="Any"), status_bits(flags)
 
 
 def execute_bundle(state: MachineState, block: BlockState, index: int, destination, profile: str):

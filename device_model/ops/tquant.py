@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
-
 from ..block import BlockState
 from ..faults import tile_legality
 from ..numeric import quantize
 from ..state import MachineState, descriptor_legal, source_encodings_valid
 from .common import (Publication, quantization_scale_legal, quantization_zero_point_legal,
-                     result_tile, rounding_name)
+                     result_tile, rounding_name, status_bits)
 from .registry import REQUIRED, register
 from .operation import OperationModule
 
@@ -98,7 +96,7 @@ def quantize_tiles(destination, source, multiplier: int, zero_point: int, roundi
                    saturate: bool, profile: str):
     words, flags = quantize(source.valid_words(), multiplier, zero_point, destination.dtype.name,
                             rounding=rounding_name(rounding), saturate=saturate, profile=profile)
-    return result_tile(destination, words, "Null", location="Any"), int(np.bitwise_or.reduce(flags, axis=None))
+    return result_tile(destination, words, "Null", location="Any"), status_bits(flags)
 
 
 def execute_bundle(state: MachineState, block: BlockState, index: int, destination, profile: str):

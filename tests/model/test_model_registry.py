@@ -72,6 +72,16 @@ def test_every_entry_satisfies_the_one_protocol():
         own_flow = getattr(entry.commit_bundle, "__func__", entry.commit_bundle) is not Operation.commit_bundle
         assert own_flow == entry.MATRIX, name
         assert isinstance(entry, OperationModule) or type(entry).commit_bundle is Operation.commit_bundle, name
+        if not own_flow:  # the TEPL flow's hooks that have no default are given
+            assert _given(entry, "closed_schema_check") or _given(entry, "schema_legal"), name
+            assert _given(entry, "execute_bundle") or _given(entry, "run"), name
+        assert _given(entry, "direct") or _given(entry, "run"), name
+
+
+def _given(entry, member: str) -> bool:
+    """Whether ``entry`` gives ``member`` itself rather than the base's default."""
+    found = getattr(entry, member)
+    return getattr(found, "__func__", found) is not getattr(Operation, member)
 
 
 def test_a_module_operation_reads_its_members_at_call_time():

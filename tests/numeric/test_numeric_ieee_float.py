@@ -228,15 +228,15 @@ def test_hand_checked_values():
 def test_tmuls_and_tmul_share_one_multiply():
     """TMULS's element function (a tile times its scalar) and TMUL's give the same words and
     flags in both profiles, and under hw-ieee they are ieee_float.mul rounded RNE."""
-    tmuls, tmul = registry.find("TMULS").element, registry.find("TMUL").element
+    by_scalar, by_tile = registry.find("TMULS").element, registry.find("TMUL").element
     for name in TYPES:
         t = dtypes.dtype(name)
         pairs = operand_pairs(name, "MUL")
         a = np.array([p[0] for p in pairs], dtype=U64)
         b = np.array([p[1] for p in pairs], dtype=U64)
         for profile in ("pto-v0", "hw-ieee"):
-            words, flags = tmuls(t, profile, a, b)
-            w2, f2 = tmul(t, profile, a, b)
+            words, flags = by_scalar(t, profile, a, b)
+            w2, f2 = by_tile(t, profile, a, b)
             assert (words == w2).all() and (np.asarray(flags) == np.asarray(f2)).all(), (name, profile)
         w3, f3 = ieee_float.mul(a, b, name)
         assert (words == w3).all() and (flags == f3).all(), name
