@@ -356,6 +356,12 @@ def test_format_states_the_loaders_input_limits():
     assert named and all(hasattr(loader, n) or hasattr(yaml_reader, n) for n in named)
 
 
+def test_plugins_readme_states_the_replay_bound():
+    from pto_avs.plugins import replay
+    assert replay.MAX_RECORDING_BYTES % (1024 * 1024) == 0
+    assert _stated("plugins/README.md", "at most {} MiB of JSON text", replay.MAX_RECORDING_BYTES // (1024 * 1024))
+
+
 def test_catalog_facts_the_documents_state():
     catalog = load("tile-avs-catalog")
     tcvt = next(unit for unit in catalog["units"] if unit["mnemonic"] == "TCVT")
