@@ -317,6 +317,7 @@ class Suite:
             self.close()
             raise SuiteError(f"--vectors: {exc}") from None
         self.keyword = _keyword_expression(opts.keyword)
+        self.markexpr = _keyword_expression(opts.markexpr)  # -m (same grammar as -k)
         self.wanted_adrs = frozenset(opts.avs_adr)
         self.unread = 0  # files whose cases the selection cannot reach
 
@@ -332,6 +333,8 @@ class Suite:
         from ..contract.loader import PROJECT_PREFIX, default_catalog, peek_file
 
         source = collector.source
+        if self.markexpr is not None and not _marks_may_match(self.markexpr, {m.name for m in collector.iter_markers()}):
+            return True  # -m deselects every item (e.g. -m "not slow" and the module is marked slow)
         if source.defined_by is not None or (self.keyword is None and not self.wanted_adrs):
             return False
         stem = source.path.stem
@@ -428,6 +431,30 @@ def _may_match(expression, known: list[str], assumed: Optional[dict] = None) -> 
         return True
 
 
+def _marks_may_match(expression, marks: set) -> bool:
+    """Whether ``-m`` may hold for some item under a collector whose items all carry ``marks``
+    (a file adds its operation and kind markers, so any other name is tried both ways)."""
+    def matcher(name: str, /, **kwargs) -> bool:
+        if kwargs:
+            raise _Unknown("")
+        if name in marks:
+            return True
+        raise _Unknown(name)
+
+    def may_match(assumed: dict) -> bool:
+        try:
+            return expression.evaluate(lambda name, /, **kw: assumed[name] if name in assumed and not kw
+                                       else matcher(name, **kw))
+        except _Unknown as unknown:
+            if not unknown.ident or len(assumed) >= 8:
+                return True
+            return any(may_match({**assumed, unknown.ident: value}) for value in (True, False))
+        except Exception:
+            return True
+
+    return may_match({})
+
+
 def _matches(expression, names: list[str]) -> bool:
     """pytest's ``-k`` decision for an item with these (lower-case) keyword names."""
     def matcher(name: str, /, **kwargs) -> bool:
@@ -492,7 +519,7 @@ def pytest_terminal_summary(terminalreporter, config):
     suite = config.stash.get(SUITE_KEY, None)
     if suite is not None and suite.unread:  # (so the deselected count leaves them out)
         terminalreporter.write_line(f"pto-avs: {suite.unread} vector file(s) not read: "
-                                    "-k/--adr selects none of their cases")
+                                    "-k/-m/--adr selects none of their cases")
 
 
 _MARKS: dict = {}  # marker name -> its MarkDecorator (made once: thousands of items share a few)

@@ -8,6 +8,8 @@ import pytest
 
 from .pytest_plugin import conformance_suite
 
+pytestmark = pytest.mark.slow  # every vector case on every device: 17k items, minutes (the plugin reads no file under -m "not slow")
+
 
 @conformance_suite
 def test_conformance():

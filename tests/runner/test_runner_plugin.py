@@ -161,7 +161,7 @@ def test_adr_selects_cases_tracing_to_it(avs):
     # it is not one of TCVT's: the two TCVT spec files are not even read.
     result = avs.run("--device", lab(avs), "--adr", "ADR-0081", "-q")
     result.assert_outcomes(passed=2)
-    result.stdout.fnmatch_lines(["pto-avs: 2 vector file(s) not read: -k/--adr selects none of their cases"])
+    result.stdout.fnmatch_lines(["pto-avs: 2 vector file(s) not read: -k/-m/--adr selects none of their cases"])
 
 
 def test_unknown_adr_and_vectors_only_without_vectors_are_usage_errors(avs):
@@ -234,10 +234,31 @@ def test_one_file_or_a_k_match_reads_only_what_it_selects(avs):
     by_name = avs.run("--device", device, "-k", "e8m0 or (seven and not tcvt)")
     by_name.assert_outcomes(passed=2)
     assert read_files(avs) == ["PTO-AVS-TILE-TCVT-E8M0-FINITE-002.yaml", "PTO-AVS-X-RUNNER-TMULS-001.yaml"]
-    by_name.stdout.fnmatch_lines(["pto-avs: 2 vector file(s) not read: -k/--adr selects none of their cases"])
+    by_name.stdout.fnmatch_lines(["pto-avs: 2 vector file(s) not read: -k/-m/--adr selects none of their cases"])
     by_kind = avs.run("--device", device, "-k", "not execution")  # every fixture file is of kind execution
     by_kind.assert_outcomes()
     assert read_files(avs) == []
+
+
+def test_a_mark_expression_that_deselects_the_conformance_module_reads_no_file(avs):
+    # The fast tier (-m "not slow") leaves out avs/test_conformance.py, which is marked slow,
+    # without reading a vector file; -m "slow" runs every case as an unmarked run does.
+    log_loads(avs)
+    device = lab(avs)
+    everything = avs.run("--device", device)
+    everything.assert_outcomes(passed=4)
+    assert len(read_files(avs)) == 4
+    avs.pytester.makepyfile(test_avs="import pytest\nfrom pto_avs.avs.test_conformance import test_conformance\n"
+                                     "pytestmark = pytest.mark.slow\n")
+    fast = avs.run("--device", device, "-m", "not slow")
+    fast.assert_outcomes()
+    assert read_files(avs) == []
+    fast.stdout.fnmatch_lines(["pto-avs: 4 vector file(s) not read: -k/-m/--adr selects none of their cases"])
+    slow = avs.run("--device", device, "-m", "slow")
+    slow.assert_outcomes(passed=4)
+    assert len(read_files(avs)) == 4
+    tmuls = avs.run("--device", device, "-m", "slow and tmuls")  # the file's operation marker decides
+    tmuls.assert_outcomes(passed=2)
 
 
 # ---------------------------------------------------------------------------
