@@ -335,7 +335,8 @@ def test_the_count_check_finds_a_typed_count(counts):
 # --- numbers a document states ----------------------------------------------------------
 
 def _stated(doc: str, phrase: str, value: int) -> bool:
-    return phrase.format(f"{value:,}") in re.sub(r"\s+", " ", _text(ROOT / doc))
+    text = re.sub(r"\s+", " ", _text(ROOT / doc))
+    return phrase.format(f"{value:,}") in text or phrase.format(value) in text
 
 
 def test_format_states_the_loaders_input_limits():
@@ -360,6 +361,23 @@ def test_plugins_readme_states_the_replay_bound():
     from pto_avs.plugins import replay
     assert replay.MAX_RECORDING_BYTES % (1024 * 1024) == 0
     assert _stated("plugins/README.md", "at most {} MiB of JSON text", replay.MAX_RECORDING_BYTES // (1024 * 1024))
+
+
+def test_the_spec_device_readme_states_its_bounds():
+    from pto_avs.plugins.aslref import device
+    mib = 1024 * 1024
+    stated = {
+        "the wall-time bound of a run is {} s": int(device.RUN_SECONDS),
+        "seconds per case of its batch (default {})": int(device.DEFAULT_CASE_TIME),
+        "before a run is given up (default {})": int(device.DEFAULT_TIMEOUT),
+        "at most {} MiB on stdout per case": device.MAX_CASE_OUTPUT_BYTES // mib,
+        "and {} MiB on stderr": device.MAX_STDERR_BYTES // mib,
+    }
+    assert [phrase for phrase, value in stated.items()
+            if not _stated("plugins/aslref/README.md", phrase, value)] == []
+    options = re.findall(r"(\w+)=", _text(ROOT / "plugins" / "aslref" / "README.md").split("Options follow")[1]
+                         .split("\n\n")[0])
+    assert tuple(options) == device.OPTIONS
 
 
 def test_catalog_facts_the_documents_state():
