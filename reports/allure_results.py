@@ -35,6 +35,7 @@ class Results:
     runs: tuple[CaseRun, ...]
     environment: dict[str, str]
     foreign: int  # results without our labels (other tests written to the same directory)
+    unlabelled: int = 0  # results with no labels at all (left by a killed run): skipped
 
 
 class ResultsError(ValueError):
@@ -57,7 +58,7 @@ def read(results_dir: Path) -> Results:
     if not results_dir.is_dir():
         raise ResultsError(f"{results_dir}: not a directory of Allure results")
     latest: dict[tuple, tuple[int, CaseRun]] = {}
-    foreign = 0
+    foreign = unlabelled = 0
     for path in sorted(results_dir.glob("*-result.json")):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -65,6 +66,9 @@ def read(results_dir: Path) -> Results:
             raise ResultsError(f"{path}: not a readable Allure result ({exc})") from None
         if not isinstance(data, dict) or not isinstance(data.get("labels", []), list):
             raise ResultsError(f"{path}: an Allure result must be an object with a 'labels' list")
+        if "labels" not in data:
+            unlabelled += 1
+            continue
         run = _case_run(data, path)
         if run is None:
             foreign += 1
@@ -78,7 +82,7 @@ def read(results_dir: Path) -> Results:
     env = parse_properties(env_path.read_text(encoding="utf-8")) if env_path.is_file() else {}
     runs = tuple(sorted((run for _, run in latest.values()),
                         key=lambda r: (r.spec_test, r.case, r.device_key)))
-    return Results(runs, env, foreign)
+    return Results(runs, env, foreign, unlabelled)
 
 
 def _case_run(data: dict, path: Path):

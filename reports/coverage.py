@@ -119,6 +119,7 @@ class Coverage:
             "devices": self.devices,
             "case_runs": len(self.results.runs),
             "foreign_results": self.results.foreign,
+            "unlabelled_results": self.results.unlabelled,
             "total": {"vector_files": len(self.total.vectors), "cases": self.total.cases,
                       "outcomes": self.total.to_json()["outcomes"]},
             "vector_source": self.vector_source,
@@ -348,6 +349,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     for path in paths:
         print(path)
+    if results.unlabelled:
+        print(f"pto-avs coverage: skipped {results.unlabelled} result file(s) without labels in {args.results} "
+              f"(left by a killed run?)", file=sys.stderr)
     return 0
 
 
