@@ -25,6 +25,8 @@ import pytest
 from pto_avs.plugins.base import open_device
 from pto_avs.plugins.replay import Recording
 
+pytestmark = pytest.mark.slow  # each test interrupts real pytest runs (signals, xdist workers)
+
 ROOT = Path(__file__).resolve().parents[2]
 CASES = 400
 RECORDED = "device answers recorded to"

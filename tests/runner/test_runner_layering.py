@@ -86,6 +86,7 @@ def pytest_unconfigure(config):
 """
 
 
+@pytest.mark.slow  # a pytest run over the whole suite in a subprocess, twice
 @pytest.mark.parametrize("how", ["checkout", "pyargs"])
 def test_a_suite_run_imports_each_module_file_under_one_name(tmp_path, how):
     """``pytest avs/`` from the checkout and ``pytest --pyargs pto_avs.avs`` from elsewhere: each

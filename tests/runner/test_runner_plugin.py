@@ -23,6 +23,7 @@ import pto_avs.contract.loader  # noqa: F401
 import pto_avs.plugins.replay  # noqa: F401
 
 pytest_plugins = ["pytester"]
+pytestmark = pytest.mark.slow  # each test runs pytest over the fixture vectors (pytester), some under xdist
 
 FIXTURES = Path(__file__).resolve().parent / "runner_vectors"
 TMULS = "PTO-AVS-TILE-TMULS-WIDTH-001::u8-times-3-wraps"
