@@ -5,7 +5,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Mapping, Union
+from typing import Callable, Mapping, Optional, Union
 
 Content = Union[str, bytes]
 
@@ -52,13 +52,40 @@ def write_files(folder: Path, files: Mapping[str, Content]) -> None:
         os.replace(tmp, target)
 
 
-def replace_dir(staged: Path, target: Path) -> None:
-    """Move a fully written folder ``staged`` to ``target``, replacing what was there."""
+MARKER = ".pto-avs-report"  # in every folder replace_dir writes: "this folder is ours to replace"
+
+
+class NotOurs(OSError):
+    """The folder to replace holds something that is not an earlier report of ours."""
+
+
+def ours(folder: Path, recognise: Optional[Callable[[Path], bool]] = None) -> bool:
+    """Whether ``folder`` may be replaced: missing, empty, carrying our marker, or recognised by
+    ``recognise`` (an earlier report written before the marker existed)."""
+    folder = Path(folder)
+    if not folder.exists() and not folder.is_symlink():
+        return True
+    if folder.is_symlink() or not folder.is_dir():
+        return False
+    if (folder / MARKER).is_file() or not any(folder.iterdir()):
+        return True
+    return bool(recognise and recognise(folder))
+
+
+def replace_dir(staged: Path, target: Path, force: bool = False,
+                recognise: Optional[Callable[[Path], bool]] = None, how_to_force: str = "force=True") -> None:
+    """Move a fully written folder ``staged`` to ``target``, replacing what was there, but only
+    when that is recognisably an earlier folder of ours (``ours``) or ``force``; otherwise raise
+    NotOurs and leave both as they are. The new folder carries the marker."""
     staged, target = Path(staged), Path(target)
+    if not force and not ours(target, recognise):
+        raise NotOurs(f"{target} exists and is not a report written by pto-avs (no {MARKER} in it): "
+                      f"nothing was replaced; choose another folder, empty it, or use {how_to_force}")
+    (staged / MARKER).write_text("written by pto-avs; a later report may replace this folder whole\n")
     _plain_mode(staged, 0o777)
     target.parent.mkdir(parents=True, exist_ok=True)
     old = None
-    if target.exists():
+    if target.exists() or target.is_symlink():
         old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=target.parent))
         os.replace(target, old / target.name)
     try:

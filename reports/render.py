@@ -125,10 +125,13 @@ def report_files(out: Path) -> list[tuple[Path, int]]:
 
 
 def render(results: Path, out: Path, name: str = "pto-avs", install: bool = True,
-           single_file: bool = True) -> Path:
+           single_file: bool = True, force: bool = False) -> Path:
     """Generate the HTML report of ``results`` into ``out`` (replaced whole, or left as it was):
     self-contained pages by default, Allure's served multi-file report with ``single_file=False``."""
     results, out = Path(results).resolve(), Path(out).resolve()
+    if not force and not atomic.ours(out, _earlier_report):  # before any work: nothing of it is lost
+        raise RenderError(f"{out} exists and is not a report written by pto-avs: nothing was replaced; "
+                          f"choose another folder, empty it, or pass --force to replace it whole")
     if not results.is_dir():
         raise RenderError(f"{results}: not a directory of Allure results")
     if not any(results.glob("*-result.json")):
@@ -157,10 +160,15 @@ def render(results: Path, out: Path, name: str = "pto-avs", install: bool = True
                               + (f", no view {', '.join(missing)}" if missing else "")
                               + f"):\n{done.stdout}{done.stderr}")
         finish_pages(staged)
-        atomic.replace_dir(staged, out)
+        atomic.replace_dir(staged, out, force=force, recognise=_earlier_report, how_to_force="--force")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return out
+
+
+def _earlier_report(folder: Path) -> bool:
+    """A report of ours from before the marker: its summary page and every view page."""
+    return (folder / "index.html").is_file() and all((folder / v / "index.html").is_file() for v in VIEWS)
 
 
 DESCRIPTION = ("render Allure results to an HTML report with Allure 3 (views by ADR and by device), "
@@ -169,7 +177,10 @@ DESCRIPTION = ("render Allure results to an HTML report with Allure 3 (views by 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("results", type=Path, help="Allure results directory (pytest --alluredir)")
-    parser.add_argument("out", type=Path, help="report directory (replaced whole)")
+    parser.add_argument("out", type=Path, help="report directory (replaced whole when it is an earlier "
+                                               "pto-avs report or empty; anything else is refused)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace OUT whole even when it is not an earlier pto-avs report")
     parser.add_argument("--name", default="pto-avs", help="report name (default: pto-avs)")
     parser.add_argument("--served", action="store_true",
                         help="Allure's multi-file report, to be served over http (default: "
@@ -181,7 +192,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         out = render(args.results, args.out, args.name, install=not args.no_install,
-                     single_file=not args.served)
+                     single_file=not args.served, force=args.force)
     except (RenderError, OSError) as exc:
         print(f"pto-avs allure-html: {exc}", file=sys.stderr)
         return 2

@@ -50,11 +50,12 @@ def test_a_failing_generator_leaves_the_previous_report_as_it_was(tmp_path, monk
     out = tmp_path / "out"
     out.mkdir()
     (out / "index.html").write_text("previous report")
+    (out / render.atomic.MARKER).write_text("")  # an earlier report of ours
     monkeypatch.setenv("PTO_AVS_NODE", "false")  # a "node" that exits 1 at once
     monkeypatch.setattr(render, "ALLURE_CLI", Path(render.__file__))  # present, never run
     assert render.main([str(results), str(out), "--no-install"]) == 2
     assert "allure generate failed (exit 1" in capsys.readouterr().err
-    assert [p.name for p in out.iterdir()] == ["index.html"]
+    assert sorted(p.name for p in out.iterdir()) == [render.atomic.MARKER, "index.html"]
     assert (out / "index.html").read_text() == "previous report"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "res"]  # no staging left behind
 
