@@ -35,13 +35,12 @@ here (TileRawElementValue).
 from __future__ import annotations
 
 from . import arithmetic as ieee
-from .numeric import DZ, NV, canonical_nan, decode, infinity_code, zero_code
+from .numeric import DZ, FORMATS, NV, canonical_nan, decode, infinity_code, zero_code
 
 WORD = (1 << 64) - 1
 FLOAT_TYPES = ("FP64", "FP32", "TF32", "HF32", "FP16", "BF16", "E4M3", "E5M2")
 INTEGER_TYPES = ("S64", "S32", "S16", "S8", "U64", "U32", "U16", "U8")
-WIDTH = {"FP64": 64, "FP32": 32, "TF32": 32, "HF32": 32, "FP16": 16, "BF16": 16, "E4M3": 8, "E5M2": 8,
-         "S64": 64, "S32": 32, "S16": 16, "S8": 8, "U64": 64, "U32": 32, "U16": 16, "U8": 8}
+WIDTH = {t: FORMATS[t].width for t in FLOAT_TYPES + INTEGER_TYPES}  # numeric.FORMATS, the one table
 ONE = {"FP64": 0x3FF0000000000000, "FP32": 0x3F800000, "TF32": 0x3F800000, "HF32": 0x3F800000,
        "FP16": 0x3C00, "BF16": 0x3F80, "E4M3": 0x38, "E5M2": 0x3C}  # TileFloatingUnaryOneEncoding
 

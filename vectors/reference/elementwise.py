@@ -19,29 +19,22 @@ payload holds them; ``flags`` results are NumericStatus bits (NV = 1).
 """
 from __future__ import annotations
 
+from .numeric import FORMATS, canonical_nan
+
 WORD = (1 << 64) - 1
 NV = 0x01
 
-# name -> (element bits, kind); kind "S" / "U" / "F"
-TYPES = {
-    "FP64": (64, "F"), "FP32": (32, "F"), "TF32": (32, "F"), "HF32": (32, "F"),
-    "FP16": (16, "F"), "BF16": (16, "F"), "E4M3": (8, "F"), "E5M2": (8, "F"),
-    "S64": (64, "S"), "S32": (32, "S"), "S16": (16, "S"), "S8": (8, "S"),
-    "U64": (64, "U"), "U32": (32, "U"), "U16": (16, "U"), "U8": (8, "U"),
-}
+# name -> (element bits, kind); kind "S" / "U" / "F"; read from the reference's one DataType
+# table (numeric.FORMATS).
+_NAMES = ("FP64", "FP32", "TF32", "HF32", "FP16", "BF16", "E4M3", "E5M2",
+          "S64", "S32", "S16", "S8", "U64", "U32", "U16", "U8")
+TYPES = {name: (FORMATS[name].width, "F" if FORMATS[name].is_float else FORMATS[name].kind[0].upper())
+         for name in _NAMES}
 # Floating formats: (exponent bits, stored fraction bits, fraction's lowest bit,
 # NaN rule, canonical NaN). "ieee": all-ones exponent with a nonzero fraction, the
 # fraction's top bit set for a quiet NaN; "e4m3": only S.1111.111, always quiet.
-FLOATS = {
-    "FP64": (11, 52, 0, "ieee", 0x7FF8000000000000),
-    "FP32": (8, 23, 0, "ieee", 0x7FC00000),
-    "TF32": (8, 10, 13, "ieee", 0x7FC00000),
-    "HF32": (8, 11, 12, "ieee", 0x7FC00000),
-    "FP16": (5, 10, 0, "ieee", 0x7E00),
-    "BF16": (8, 7, 0, "ieee", 0x7FC0),
-    "E4M3": (4, 3, 0, "e4m3", 0x7F),
-    "E5M2": (5, 2, 0, "ieee", 0x7E),
-}
+FLOATS = {name: (FORMATS[name].exp_bits, FORMATS[name].frac_bits, FORMATS[name].frac_lsb, FORMATS[name].nan,
+                 canonical_nan(name)) for name in _NAMES if TYPES[name][1] == "F"}
 
 
 def bits(t: str) -> int:
