@@ -150,6 +150,7 @@ def test_carrier_words():
     assert ref.carrier_word("U16", 0xFFFE, packed=False) == 0xFFFE
 
 
+@pytest.mark.slow  # every generated file through the JSON schema
 def test_generated_files_validate_against_the_schema():
     jsonschema = pytest.importorskip("jsonschema")
     import json

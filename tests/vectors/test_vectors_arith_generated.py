@@ -19,6 +19,8 @@ from pto_avs.vectors.reference import arith_elements as ref
 from pto_avs.vectors.reference import generate_arith as gen
 from pto_avs.vectors.reference import value_classes
 
+pytestmark = pytest.mark.slow  # regenerates the arithmetic reference cases and checks each one's isolation
+
 Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 FILES = gen.files(gen.OPERATIONS)  # shipped = generated: tests/vectors/test_vectors_generated.py
 

@@ -24,6 +24,8 @@ from pto_avs.contract.loader import VECTORS_DIR
 from pto_avs.vectors.reference import compare_elements as ref
 from pto_avs.vectors.reference import generate_compare as gen
 
+pytestmark = pytest.mark.slow  # the compare reference over every 8-bit pair and the shipped files under each bug class
+
 Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 FILES = gen.files(gen.FAMILY.operations)  # shipped = generated: tests/vectors/test_vectors_generated.py
 

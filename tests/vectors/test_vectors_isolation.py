@@ -264,6 +264,8 @@ from pto_avs.device_model.ops import installed, registry  # noqa: F401  (install
 from pto_avs.vectors.reference import arith_elements, compare_elements, elementwise as ew_ref
 from pto_avs.vectors.reference import numeric as num
 
+pytestmark = pytest.mark.slow  # runs the golden model over every isolation configuration of the reference files
+
 NUMERIC_BOUND_BYTES = 65536  # TSize code 10, the largest local allocation
 PREDICATE_BOUND = 16384  # TilePredicateLogicalIndex 0..16383
 WRAP_INDEX = 4096
