@@ -237,7 +237,8 @@ def _run_cli(args: list[str]) -> list[str]:
     return out.getvalue().splitlines()
 
 
-@pytest.mark.parametrize("doc", [README, ROOT / "docs" / "assembly.md"], ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("doc", [README, ROOT / "docs" / "assembly.md", ROOT / "docs" / "adding-an-operation.md"],
+                         ids=lambda p: str(p.relative_to(ROOT)))
 def test_assembly_examples_print_what_their_comments_say(doc):
     checked = 0
     for block in _shell_blocks(doc):
