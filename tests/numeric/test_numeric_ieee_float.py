@@ -317,6 +317,7 @@ def test_exhaustive_e5m2_all_pairs(op):
 FP16_SECOND_OPERANDS = (0x3C00, 0x3C01, 0x3555, 0xBBFF, 0x0001, 0x83FF, 0x0400, 0x7BFF, 0x1400, 0xC500)
 
 
+@pytest.mark.slow  # every FP16 operand against one fixed operand
 @pytest.mark.parametrize("op", ("ADD", "MUL"))
 def test_exhaustive_fp16_one_operand(op):
     """Every FP16 encoding against ten boundary second operands, every mode.

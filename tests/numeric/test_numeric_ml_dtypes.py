@@ -136,6 +136,7 @@ def destinations(src):
 EXHAUSTIVE = ["FP16", "BF16", "E4M3", "E5M2", "E3M2", "E2M3", "E2M1X2", "E8M0", "S8", "U8", "S16", "U16"]
 
 
+@pytest.mark.slow  # every encoding of each source type to every destination
 @pytest.mark.parametrize("src", EXHAUSTIVE)
 def test_exhaustive_sources_match_ml_dtypes(src):
     bits = np.arange(1 << WIDTH[src], dtype=np.uint64)
@@ -156,6 +157,7 @@ def _random_inputs(src, n, seed):
     return np.concatenate([raw, typed.view(_container(WIDTH[src])).astype(np.uint64)])
 
 
+@pytest.mark.slow  # a million inputs per source type
 @pytest.mark.parametrize("src", ["FP32", "FP64"])
 def test_one_million_random_inputs_match_ml_dtypes(src):
     bits = _random_inputs(src, 1_000_000, seed=0x5EED + WIDTH[src])

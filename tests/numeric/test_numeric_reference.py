@@ -19,6 +19,8 @@ from pto_avs.vectors.reference.hw_ieee_grid import (
     pow2, reference_fma, reference_multiply, reference_quantize, round_integer, to_float,
 )
 
+pytestmark = pytest.mark.slow  # every small encoding, pair, mode and Sat against the hw-ieee reference
+
 E8M0_SOURCES = ("FP16", "BF16", "FP32")
 
 
