@@ -14,10 +14,10 @@ import json
 import pytest
 
 from pto_avs.avs import spec_check
-from pto_avs.contract.case import Case, Observation, TileObservation
+from pto_avs.contract.case import Case
 from pto_avs.contract.compare import compare
 from pto_avs.plugins import replay
-from pto_avs.plugins.base import Capabilities, open_device
+from pto_avs.plugins.base import open_device
 from pto_avs.plugins.golden import open_device as open_golden
 
 
