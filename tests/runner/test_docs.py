@@ -381,6 +381,14 @@ def test_the_spec_device_readme_states_its_bounds():
     assert tuple(options) == device.OPTIONS
 
 
+def test_format_lists_the_direct_call_arguments_of_the_registry():
+    prose = re.sub(r"\s+", " ", _text(ROOT / "vectors" / "FORMAT.md").split("Direct-call arguments per operation")[1])
+    listed = {op: args.split(", ") for op, args in
+              re.findall(r"\b(T[A-Z_]+) `([a-z_0-9, ]+)`", prose.split("The other operations")[0])}
+    assert set(listed) == {"TCVT", "TQUANT", "TMULS", "TGEMV_MX_ACC"}
+    assert {op: list(registry.find(op).DIRECT_ARGUMENTS) for op in listed} == listed
+
+
 def test_catalog_facts_the_documents_state():
     catalog = load("tile-avs-catalog")
     tcvt = next(unit for unit in catalog["units"] if unit["mnemonic"] == "TCVT")
