@@ -1,31 +1,20 @@
-"""The reduction mutants (plugins/mutants.py, ``reduction-*``) are each killed by the
-reduction vectors, and by the kind of case written for their mechanism."""
+"""The reduction mutants (plugins/mutants.py, ``reduction-*``) and the vector case that kills
+each: the mutant fails the case, the golden model passes it."""
 from __future__ import annotations
 
 import pytest
 
 from pto_avs.avs.campaigns import mutation
 from pto_avs.contract.loader import VECTORS_DIR
-from pto_avs.vectors.reference import reductions
 
-# mutant -> a case-name part of the vectors written for its mechanism
-MECHANISMS = {
-    "reduction-fold-reassociated": "::order-",  # lines a tree or reversed fold gets wrong
-    "reduction-tie-last-index": "-TIE-001::",  # the spec's tie points
-    "reduction-nan-propagates": "::pairs-",  # NaN against every special value
-    "reduction-reads-padding": "::partial-region-",  # a defined, poisoned source padding
-    "reduction-extreme-from-zero": "::pairs-",  # negative values and NaNs
-    "reduction-status-dropped": "-nv",  # a signaling NaN isolated with its NV
+KILLERS = {  # mutant -> the case that kills it (the mechanism it pins)
+    "reduction-fold-reassociated": "PTO-AVS-X-TROWSUM-REF-001::order-fp32-finite-nx-hw-ieee",  # fold order
+    "reduction-tie-last-index": "PTO-AVS-TILE-TROWARGMAX-TIE-001::direct-call",  # tie index
+    "reduction-nan-propagates": "PTO-AVS-X-TROWMAX-REF-001::pairs-fp32-noflag",  # NaN handling
+    "reduction-reads-padding": "PTO-AVS-X-TROWSUM-REF-001::partial-region-u16",  # padding read into a sum
+    "reduction-extreme-from-zero": "PTO-AVS-X-TROWMAX-REF-001::pairs-s8-noflag",  # the first element starts
+    "reduction-status-dropped": "PTO-AVS-X-TROWMAX-REF-001::pairs-fp32-finite-nv",  # flags ORed and recorded
 }
-
-
-@pytest.fixture(scope="module")
-def reduction_cases():
-    files = sorted(path for path in VECTORS_DIR.glob("*.yaml")
-                   if any(f"-{op}-" in path.name for op in reductions.OPERATIONS))
-    cases, errors = mutation.load_cases(files)
-    assert not errors, errors
-    return cases
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +22,12 @@ def golden_verdicts():
     return mutation.GoldenVerdicts()
 
 
-@pytest.mark.parametrize("name", sorted(MECHANISMS))
-def test_the_reduction_vectors_kill_the_mutant(name, reduction_cases, golden_verdicts):
-    result = mutation.run_mutant(name, reduction_cases, golden_verdicts)
-    assert result.killed, f"{name} survived {result.cases_run} reduction cases"
-    assert any(MECHANISMS[name] in killer for killer in result.killers), result.killers[:5]
+@pytest.mark.parametrize("name", sorted(KILLERS))
+def test_the_named_case_kills_the_mutant(name, golden_verdicts):
+    killer = KILLERS[name]
+    cases, errors = mutation.load_cases([VECTORS_DIR / f"{killer.split('::', 1)[0]}.yaml"])
+    assert not errors, errors
+    case = [c for c in cases if c.id == killer]
+    assert case, f"{killer} is not a shipped case"
+    result = mutation.run_mutant(name, case, golden_verdicts)
+    assert result.killers == [killer], f"{name} survives {killer}"
