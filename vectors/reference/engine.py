@@ -50,7 +50,7 @@ Cases and expectations: ``case(name, description, profiles, source, reference, s
 Flag isolation (``value_classes``): ``ISOLATION_MAX`` (64 elements, one tile row),
     ``isolation_sets``, ``isolation_key``, ``key_label``, ``capped``, ``NOFLAG``, ``chunks``.
 
-Files: ``Family``, ``FAMILY_MODULES``, ``families()``, ``spec_id_files(...)``,
+Files: ``Family``, ``FAMILY_MODULES``, ``families()``, ``spec_id_files(...)``, ``spec_id_family(...)``,
     ``render_spec_id(doc, generator)``, ``generated_files(operations)``, ``owned_paths(directory, *families)``,
     ``write_files(files, out_dir, owns)``, ``differing_files(files, out_dir, owns)``, ``main(argv)``,
     ``run(action, out_dir, operations, among)``, ``legacy_main(families, argv)`` (a family
@@ -63,6 +63,7 @@ import argparse
 import importlib
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -188,6 +189,25 @@ def spec_provenance(element_reference: str, command: str) -> str:
             f"Written by `{command}`. Nothing here was produced by running the golden model.")
 
 
+_BSTART_OPERATION = re.compile(r"\bBSTART\.[A-Z]+\s+([A-Z][A-Z0-9_]*)\s*,")
+
+
+def also_exercises(op: str, cases: list) -> dict:
+    """``{"also_exercises": [...]}`` naming the other operations the cases' programs open a block
+    of (assembly ``BSTART.<form> <OP>, ...``) or call directly; empty when they run ``op`` alone
+    (the loader refuses a program running an operation its file does not declare)."""
+    others = set()
+    for case in cases:
+        program = case.get("program", [])
+        for item in [program] if isinstance(program, str) else program:
+            if isinstance(item, str):
+                others.update(_BSTART_OPERATION.findall(item))
+            elif isinstance(item, dict) and "call" in item:
+                others.add(item["call"])
+    others.discard(op)
+    return {"also_exercises": Flow(sorted(others))} if others else {}
+
+
 def spec_file(op: str, test_id: str, provenance: str, cases: list) -> dict:
     """One spec-ID file: the catalog's fields of ``test_id``, ``provenance``, ``cases``."""
     test = TESTS[test_id]
@@ -195,6 +215,7 @@ def spec_file(op: str, test_id: str, provenance: str, cases: list) -> dict:
     for name in CATALOG_FIELDS:
         if test.get(name):
             doc[name] = Flow(test[name]) if isinstance(test[name], list) else test[name]
+    doc.update(also_exercises(op, cases))
     doc["provenance"] = provenance
     doc["cases"] = cases
     return doc
@@ -416,6 +437,15 @@ def spec_id_files(operations, spec_cases: Callable[[str, str], list], x_file: Ca
             files[f"{test_id}.yaml"] = render_spec_id(doc, generator)
         files[f"PTO-AVS-X-{op}-REF-001.yaml"] = render_spec_id(x_file(op), generator)
     return files
+
+
+def spec_id_family(name: str, operations, spec_cases: Callable[[str, str], list], x_file: Callable[[str], dict],
+                   element_reference: str, command: str) -> Family:
+    """The Family of a module ``name`` that writes spec-ID and reference files (``spec_id_files``)
+    whose derived values come from ``element_reference``, written by ``command``."""
+    provenance = spec_provenance(element_reference, command)
+    return Family(name, tuple(operations),
+                  lambda ops: spec_id_files(ops, spec_cases, x_file, provenance, f"{name}.py"))
 
 
 def generated_files(operations=None, among=None) -> tuple[dict, tuple]:

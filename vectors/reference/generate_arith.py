@@ -856,14 +856,9 @@ def x_file(op: str) -> dict:
 # ---------------------------------------------------------------------------------------
 # Files
 
-PROVENANCE = engine.spec_provenance("vectors/reference/arith_elements.py", COMMAND)
-
-
-def files(operations) -> dict:
-    return engine.spec_id_files(operations, spec_cases, x_file, PROVENANCE, "generate_arith.py")
-
-
-FAMILY = engine.Family("generate_arith", OPERATIONS, files)
+FAMILY = engine.spec_id_family("generate_arith", OPERATIONS, spec_cases, x_file,
+                               "vectors/reference/arith_elements.py", COMMAND)
+files = FAMILY.files
 
 if __name__ == "__main__":  # the command the files' provenance names: the engine's, for this family
     sys.exit(engine.legacy_main([FAMILY]))

@@ -1193,14 +1193,9 @@ def x_file(op: str) -> dict:
 # ---------------------------------------------------------------------------------------
 # Files
 
-PROVENANCE = engine.spec_provenance("vectors/reference/compare_elements.py", COMMAND)
-
-
-def files(operations) -> dict:
-    return engine.spec_id_files(operations, spec_cases, x_file, PROVENANCE, "generate_compare.py")
-
-
-FAMILY = engine.Family("generate_compare", tuple(ref.OPERATIONS), files)
+FAMILY = engine.spec_id_family("generate_compare", tuple(ref.OPERATIONS), spec_cases, x_file,
+                               "vectors/reference/compare_elements.py", COMMAND)
+files = FAMILY.files
 
 if __name__ == "__main__":  # the command the files' provenance names: the engine's, for this family
     sys.exit(engine.legacy_main([FAMILY]))

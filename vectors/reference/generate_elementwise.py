@@ -759,14 +759,9 @@ def x_file(op: str) -> dict:
 # ---------------------------------------------------------------------------------------
 # Files
 
-PROVENANCE = engine.spec_provenance("vectors/reference/elementwise.py", COMMAND)
-
-
-def files(operations) -> dict:
-    return engine.spec_id_files(operations, spec_cases, x_file, PROVENANCE, "generate_elementwise.py")
-
-
-FAMILY = engine.Family("generate_elementwise", tuple(ref.OPERATIONS), files)
+FAMILY = engine.spec_id_family("generate_elementwise", tuple(ref.OPERATIONS), spec_cases, x_file,
+                               "vectors/reference/elementwise.py", COMMAND)
+files = FAMILY.files
 
 if __name__ == "__main__":  # the command the files' provenance names: the engine's, for this family
     sys.exit(engine.legacy_main([FAMILY]))
