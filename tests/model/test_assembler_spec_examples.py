@@ -177,6 +177,7 @@ def test_all_16_bit_words_round_trip():
     assert counts["legal"] > 0 and sum(counts.values()) == 0x8000
 
 
+@pytest.mark.slow  # a large sample of 32-bit words through decode and assembly
 def test_32_bit_sample_round_trips():
     """100000 uniform random words (as program items) and 1500 random words inside
     each 32-bit form's mask/match: canonical text or .word, and back."""

@@ -41,6 +41,7 @@ def _check(op, dtype, profile, columns):
 EIGHT_BIT = ("S8", "U8", "E4M3", "E5M2")
 
 
+@pytest.mark.slow  # every pair of 8-bit encodings per operation
 @pytest.mark.parametrize("op, dtype", [(op, t) for op in sorted(ref.OPERATIONS) for t in EIGHT_BIT
                                         if t in ref.LEGAL_TYPES[op] and ref.OPERATIONS[op][1] != "fill"])
 def test_model_elements_equal_the_reference_exhaustively(op, dtype):

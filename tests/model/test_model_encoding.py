@@ -344,6 +344,7 @@ def test_source_only_form_keeps_ignored_hand_bits():
     assert assemble(text)[0].word == word
 
 
+@pytest.mark.slow  # 3000 random words
 @settings(max_examples=3000, deadline=None)
 @given(st.integers(0, 0xFFFFFFFF))
 def test_any_word_decodes_or_faults_and_round_trips(word):
@@ -357,6 +358,7 @@ def test_any_word_decodes_or_faults_and_round_trips(word):
     assert (back.word, back.length) == (ins.word, ins.length)
 
 
+@pytest.mark.slow  # 3000 random words of the modelled forms
 @settings(max_examples=3000, deadline=None)
 @given(st.sampled_from(sorted(BY_KEY)), st.integers(0, 0xFFFFFFFF))
 def test_modelled_form_words_round_trip(key, noise):
@@ -372,6 +374,7 @@ def _cli(*args):
     return subprocess.run([sys.executable, "-m", "pto_avs.avs.cli", *args], capture_output=True, text=True)
 
 
+@pytest.mark.slow  # one CLI subprocess per command
 def test_cli_asm_and_disasm():
     assert _cli("asm", "BSTART.VEC TCVT, U8").stdout == "0xd9b19181\n"
     assert _cli("disasm", "0xd9b19181").stdout == "BSTART.VEC TCVT, U8\n"

@@ -10,6 +10,7 @@ written). These are model invariants stated by the spec (digest §4 "atomic
 publish", "source persists", "aliasing ... snapshot").
 """
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from pto_avs.device_model import dtypes
@@ -17,6 +18,8 @@ from pto_avs.device_model.encoding.names import LAYOUT_TRANSFORMS
 from pto_avs.device_model.machine import Machine
 from pto_avs.device_model.ops import postprocess as pp
 from model_support import check_direct_step, check_run
+
+pytestmark = pytest.mark.slow  # hypothesis property tests: thousands of random bundles and direct calls
 
 PROFILES = st.sampled_from(["pto-v0", "hw-ieee"])
 SETTINGS = settings(max_examples=150, deadline=None,

@@ -11,6 +11,7 @@
 """
 import ml_dtypes
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pto_avs.device_model import dtypes
@@ -18,6 +19,8 @@ from pto_avs.device_model.encoding.names import CMODE_NAMES
 from pto_avs.device_model.machine import Machine
 from pto_avs.device_model.ops.predicate import compare
 from model_support import check_direct_step, check_run
+
+pytestmark = pytest.mark.slow  # hypothesis property tests: thousands of random bundles and direct calls
 
 PROFILES = st.sampled_from(["pto-v0", "hw-ieee"])
 SETTINGS = settings(max_examples=150, deadline=None,
