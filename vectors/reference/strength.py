@@ -45,7 +45,10 @@ NX = 0x10
 ELEMENTWISE = tuple(ew.OPERATIONS)
 ARITHMETIC = tuple(arith.OPERATIONS)
 COMPARE = cmp.OPERATIONS
-OPERATIONS = ELEMENTWISE + ARITHMETIC + COMPARE
+# TMULS is TMUL's element (TileProfileBinaryWithFlags MUL) with a scalar right operand, and
+# records its flags in both profiles like every tile-scalar operation.
+TILE_SCALAR_MULTIPLY = "TMULS"
+OPERATIONS = ELEMENTWISE + ARITHMETIC + COMPARE + (TILE_SCALAR_MULTIPLY,)
 
 
 def kind(op: str) -> str:
@@ -54,6 +57,8 @@ def kind(op: str) -> str:
         return ew.OPERATIONS[op][1]
     if op in arith.OPERATIONS:
         return arith.OPERATIONS[op][1]
+    if op == TILE_SCALAR_MULTIPLY:
+        return "scalar"
     return {"TCMP": "compare", "TCMPS": "compare-scalar", "TSEL": "select", "TSELS": "select-scalar"}[op]
 
 
@@ -71,12 +76,14 @@ def legal_types(op: str) -> tuple:
         return ew.LEGAL_TYPES[op]
     if op in arith.LEGAL_TYPES:
         return arith.LEGAL_TYPES[op]
+    if op == TILE_SCALAR_MULTIPLY:
+        return arith.FLOAT_TYPES + arith.INTEGER_TYPES
     return cmp.LEGAL_TYPES
 
 
 def element_reference(op: str) -> str:
     return ("vectors/reference/elementwise.py" if op in ew.OPERATIONS else "vectors/reference/arith_elements.py"
-            if op in arith.OPERATIONS else "vectors/reference/compare_elements.py")
+            if op in arith.OPERATIONS or op == TILE_SCALAR_MULTIPLY else "vectors/reference/compare_elements.py")
 
 
 def evaluate(op: str, t: str, profile: str, operands: tuple, mask_bit: int = 1):
@@ -90,6 +97,8 @@ def evaluate(op: str, t: str, profile: str, operands: tuple, mask_bit: int = 1):
     if op in arith.OPERATIONS:
         word, flags = arith.evaluate(op, t, profile, *operands)
         return word, arith.recorded_status(op, profile, flags)
+    if op == TILE_SCALAR_MULTIPLY:  # TileRawElementValue of the scalar, then TMUL's element
+        return arith.element_op("MUL", t, profile, operands[0], arith.element(operands[1], t))
     if k == "compare":
         return cmp.compare("EQ", t, operands[0], operands[1], profile)
     if k == "compare-scalar":
