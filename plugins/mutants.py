@@ -1107,3 +1107,19 @@ def _reduction_status_dropped():
             return tile, 0
         return elements
     return (Patch(f"{REDUCTION}.elements", make),)
+
+
+@mutant("expdif-source-precision", "the mixed FP16/BF16 -> FP32 EXPDIF subtracts at the source precision and "
+        "widens the rounded difference before the FP32 EXP, instead of widening both operands first",
+        profile="hw-ieee")
+def _expdif_source_precision():
+    def make(original):
+        def exponential_difference(source, destination, profile, left, broadcast):
+            if source.name == destination.name:
+                return original(source, destination, profile, left, broadcast)
+            from ..device_model.ops import expansion
+            difference, flags = expansion.subtract(source, profile, left, broadcast)
+            return original(destination, destination, profile,
+                            expansion.widen_to_fp32(difference, source.name, profile), np.uint64(0))
+        return exponential_difference
+    return (Patch("pto_avs.device_model.ops.expansion:exponential_difference", make),)

@@ -13,6 +13,7 @@ KILLERS = {  # mutant -> the case that kills it (the mechanism it pins)
     "broadcast-padding-skipped": "PTO-AVS-X-TCOLEXPANDMUL-REF-001::region-pad-max",
     "broadcast-status-dropped": "PTO-AVS-X-TROWEXPANDDIV-REF-001::float-zero-divisor-pto-v0",
     "expdif-no-discriminator": "PTO-AVS-TILE-EXPDIF-STAGE3-DECODED-001::04-row-fp16-fp32-fp32-pto-v0",
+    "expdif-source-precision": "PTO-AVS-TILE-EXPDIF-STAGE3-DECODED-001::09-column-fp16-fp32-fp32-hw-ieee",
     "partial-tail-zeroed": "PTO-AVS-TILE-TPARTADD-OVERLAP-001::direct-call",
 }
 

@@ -600,6 +600,12 @@ def x_fault_cases(op):
                               hw-ieee widens value-preserving as the hardware profile says (1.5 * 2**-23).""", sub,
                               reference="asl/tile/model/execution/expansion.asl (ExactWidenFP16ToFP32); "
                                         "hardware-conformance-profile.json mixed_expdif.exact_widening")
+    if kind != "COPY":
+        layout_tiles = b.state_tiles(with_destination=2)
+        layout_tiles[0]["layout"] = "ColumnMajor"
+        cases.append(engine.fault_case("source-layout", """A ColumnMajor full-shape source (the destination is
+                                       RowMajor): Fault_TileLegality, nothing written.""", layout_tiles,
+                                       engine.direct_call(op, 2, [0, 1]), reference=legality))
     if kind not in ("COPY",):
         undefined = Broadcast(op, b.t, b.valid, b.source, b.broadcast, cols=4)
         tiles = undefined.state_tiles(with_destination=2)
@@ -672,6 +678,11 @@ def x_partial_cases(op):
                                        Fault_TileLegality.""", rt + [engine.tile(2, t, 128, 2, (1, 2),
                                                                                  defined="none")],
                                        engine.direct_call(op, 2, [0, 1]), reference=legality))
+    column_major = [q.source_tile(0, q.left), q.source_tile(1, q.right),
+                    engine.tile(2, "U16", q.capacity, q.cols, q.valid, defined="none")]
+    column_major[1]["layout"] = "ColumnMajor"
+    cases.append(engine.fault_case("source-layout", """A ColumnMajor right source: Fault_TileLegality.""",
+                                   column_major, engine.direct_call(op, 2, [0, 1]), reference=legality))
     mixed = [q.source_tile(0, q.left), engine.tile(1, "S16", 128, 2, (1, 1), [[4]]),
              engine.tile(2, "U16", q.capacity, q.cols, q.valid, defined="none")]
     cases.append(engine.fault_case("source-type-mismatch", """An S16 right source beside U16 tiles:
@@ -695,8 +706,21 @@ def x_file(op):
 PROVENANCE = engine.spec_provenance("vectors/reference/expansion.py", COMMAND)
 
 
+# The spec-ID files whose cases run a second operation (the decoded EXPDIF point covers both axes).
+ALSO_EXERCISES = {"PTO-AVS-TILE-EXPDIF-STAGE3-DECODED-001": ["TCOLEXPANDEXPDIF"]}
+
+
 def files(operations) -> dict:
-    return engine.spec_id_files(operations, spec_cases, x_file, PROVENANCE, "generate_expansion.py")
+    out = engine.spec_id_files(operations, spec_cases, x_file, PROVENANCE, "generate_expansion.py")
+    for test_id, others in ALSO_EXERCISES.items():
+        name = f"{test_id}.yaml"
+        if name in out:
+            op = engine.TESTS[test_id]["source"].rsplit("/", 1)[1][:-4]
+            doc = engine.spec_file(op, test_id, PROVENANCE, spec_cases(op, test_id))
+            doc = {**{k: doc[k] for k in ("format", "id", "operation")}, "also_exercises": Flow(others),
+                   **{k: v for k, v in doc.items() if k not in ("format", "id", "operation")}}
+            out[name] = engine.render_spec_id(doc, "generate_expansion.py")
+    return out
 
 
 FAMILY = engine.Family("generate_expansion", OPERATIONS, files,
