@@ -572,7 +572,8 @@ def _load(name: str, data: bytes, catalog: Catalog, check) -> dict:
         elif label != raw_case["name"]:
             problem = f"name: '{raw_case['name']}' is used by an earlier case"
         else:
-            problem = _check_case(raw_case) or _check_tolerance(raw["operation"], raw_case)
+            problem = (_check_case(raw_case) or _check_tolerance(raw["operation"], raw_case)
+                       or _check_program_operations(raw, raw_case["program"]))
         if problem:
             result["entries"].append(["error", label, problem])
         else:
@@ -662,6 +663,12 @@ def _check_metadata(raw: dict, name: str, catalog: Catalog) -> Optional[str]:
         return f"id: {vector_id} does not match the file name {name} (expected {vector_id}.yaml)"
     if raw["operation"] not in OPERATIONS:
         return f"operation: {raw['operation']} is not a tile operation of the spec catalog"
+    also = raw.get("also_exercises", [])
+    for i, other in enumerate(also):
+        if other not in OPERATIONS:
+            return f"also_exercises[{i}]: {other} is not a tile operation of the spec catalog"
+        if other == raw["operation"]:
+            return f"also_exercises[{i}]: {other} is the file's own operation"
     if vector_id.startswith(PROJECT_PREFIX):
         unknown = [x for x in raw["exercises"] if x not in catalog.adr_ids and x not in catalog.requirement_ids]
         if unknown:
@@ -745,6 +752,81 @@ def _check_program_text(program) -> Optional[str]:
             if problem:
                 return f"{where}: {problem}"
     return None
+
+
+def _check_program_operations(raw: dict, program) -> Optional[str]:
+    """A direct call names a catalog operation and, where the model runs that operation, exactly
+    the arguments it takes (``DIRECT_ARGUMENTS``); every operation the program runs (its BSTART
+    forms and direct calls) is the file's operation or one of its ``also_exercises``. A case
+    that runs another operation would be counted as the file's in markers, Allure and coverage."""
+    allowed = {raw["operation"], *raw.get("also_exercises", [])}
+    items = [program] if isinstance(program, str) else list(program)
+    for number, item in enumerate(items):
+        where = "program" if isinstance(program, str) else f"program[{number}]"
+        if isinstance(item, dict):
+            problem = _direct_call_problem(item)
+            if problem:
+                return f"{where}: {problem}"
+            runs = [item["call"]]
+        else:
+            runs = _bstart_operations(item)
+        for operation in runs:
+            if operation not in allowed:
+                return (f"{where}: runs {operation}, but the file's operation is {raw['operation']}"
+                        + (f" (also_exercises: {', '.join(raw['also_exercises'])})" if raw.get("also_exercises")
+                           else "") + f"; list {operation} in also_exercises if the file means to run it")
+    return None
+
+
+def _direct_call_problem(item: dict) -> Optional[str]:
+    """Why a direct call is malformed: an operation outside the catalog, a required argument
+    missing or an argument the operation does not take (None when it is well formed, or names
+    an operation the model does not run: then other devices judge its arguments)."""
+    name = item["call"]
+    if name not in OPERATIONS:
+        return f"call: {name} is not a tile operation of the spec catalog"
+    arguments = _direct_arguments().get(name)
+    if arguments is None:
+        return None
+    takes = ", ".join(arguments)
+    unknown = sorted(set(item) - set(arguments) - {"call"})
+    if unknown:
+        return f"{unknown[0]}: direct {name} takes no argument {unknown[0]!r} (it takes {takes})"
+    missing = [key for key, required in arguments.items() if required and item.get(key) is None]
+    if missing:
+        return f"{missing[0]}: missing (direct {name} needs {', '.join(missing)}; it takes {takes})"
+    return None
+
+
+@lru_cache(maxsize=None)
+def _direct_arguments() -> dict:
+    """Operation -> {direct-call argument: required}, as the model's registry declares them
+    (imported when a file is loaded from its text; a run served from the cache does without)."""
+    from ..device_model.ops import installed  # noqa: F401  (every operation joins the registry)
+    from ..device_model.ops import registry
+
+    return {name: {key: default is registry.REQUIRED for key, default in registry.find(name).DIRECT_ARGUMENTS.items()}
+            for name in registry.names()}
+
+
+@lru_cache(maxsize=4096)
+def _bstart_operations(item) -> tuple:
+    """The operations the BSTART forms of one program item (assembly text or a word) select."""
+    from ..device_model.encoding import decode, raw_instruction
+
+    try:
+        instructions = assemble(item) if isinstance(item, str) else [raw_instruction(item)]
+    except ValueError:
+        return ()
+    found = []
+    for ins in instructions:
+        try:
+            operation = decode(ins.word, ins.length).operation
+        except Exception:  # an illegal word: a fault test of decoding, it selects nothing
+            continue
+        if operation and operation not in found:
+            found.append(operation)
+    return tuple(found)
 
 
 @lru_cache(maxsize=4096)

@@ -100,7 +100,7 @@ def test_yaml_details_are_normalized(tmp_path):
       BSTOP
     expect:
       tiles: [{index: 2, storage: {16: 9}, elements: {"0, 1": {defined: false}}}]
-""")
+""", header_extra="also_exercises: [TCVT]\n")  # (a TCVT bundle in a TMULS file)
     case = loader.load_file(path).cases[1]
     assert case.state["gprs"] == {5: 0x3F800000}
     tile = case.state["tiles"][0]
