@@ -17,7 +17,7 @@ import sys
 from . import arith_elements as arith
 from . import engine
 from . import expansion as ref
-from .engine import BOTH, Flow, FlowMap, Hex
+from .engine import BOTH, Flow, Hex
 
 COMMAND = ".venv/bin/python -m pto_avs.vectors.reference generate"
 OPERATIONS = tuple(ref.EXPAND_OPERATIONS) + tuple(ref.PARTIAL_OPERATIONS)
@@ -561,10 +561,9 @@ def x_fault_cases(op):
     cases.append(expand_fault("allocation-exhausted", """A legal block whose 64 KiB destination exceeds the free
                               tile capacity: Fault_TileAllocation.""", b, direct=False, program=big,
                               fault="Fault_TileAllocation", reference="asl/block/model/dispatch/destination-shape.asl"))
-    big_wrong = big
     cases.append(expand_fault("fault-order-schema-before-allocation", """The same over-capacity block with a
                               broadcast tile of the wrong shape: the closed schema (Fault_TileLegality) comes
-                              before destination allocation.""", b, direct=False, program=big_wrong, reference=schema,
+                              before destination allocation.""", b, direct=False, program=big, reference=schema,
                               broadcast=wrong))
     if kind == "DIV":
         for t in ("S32", "U8"):
