@@ -57,7 +57,7 @@ def bomb(levels: int, fan: int) -> str:
 
 
 def hostile_files() -> dict[str, tuple[str, bytes]]:
-    """{vector ID: (kind, file bytes)}: at least 60 malformed files."""
+    """{vector ID: (kind, file bytes)}: at least 90 malformed files."""
     files: dict[str, tuple[str, str | bytes]] = {}
 
     def add(kind: str, text: str | bytes) -> None:
@@ -129,6 +129,33 @@ def hostile_files() -> dict[str, tuple[str, bytes]]:
     add("impossible expectation", doc + case_with(expect="{tiles: [{index: 0, storage: {99999999999999: 1}}]}"))
     add("impossible expectation", doc + case_with(
         expect="{tiles: [{index: 0, data: [%s]}]}" % ", ".join(["[0, 0, 0, 0, 0, 0, 0, 0]"] * 20000)))
+    # direct calls the loader refuses before any device runs (issue 29)
+    add("direct call", doc + case_with(program="[{call: TMULS, dst: 1}]"))  # missing src
+    add("direct call", doc + case_with(program="[{call: TFOO, dst: 1, src: 0}]"))  # no such operation
+    add("direct call", doc + case_with(program="[{call: TMULS, dst: 1, src: 0, scalar: 3, src2: 2}]"))
+    add("direct call", doc + case_with(program="[{call: TMULS, dst: 1, src: 0, cmode: EQ}]"))
+    add("direct call", header("@ID@") + "also_exercises: [TADD]\ncases:\n"
+        + case_with(program="[{call: TADD, dst: 1, src: 0}]"))  # missing src1
+    add("direct call", header("@ID@") + "also_exercises: [TFMA]\ncases:\n"
+        + case_with(program="[{call: TFMA, dst: 1, src: 0, src1: 0}]"))  # missing src2
+    # programs that run an operation the file's label does not declare
+    add("label", doc + case_with(program="[{call: TADD, dst: 1, src: 0, src1: 0}]"))
+    add("label", doc + case_with(program="'BSTART.VEC TCVT, U8; BSTOP'"))
+    add("label", doc + case_with(program="'BSTART.VEC TCMP, U8; BSTOP'"))
+    add("label", doc + case_with(program="[0xD9B19181]"))  # BSTART.VEC TCVT, U8 as a word
+    add("label", doc + case_with(program="[{call: TMULS, dst: 1, src: 0, scalar: 3}, 'BSTART.VEC TADD, U8; BSTOP']"))
+    add("label", header("@ID@") + "also_exercises: [TFOO]\ncases:\n" + GOOD_CASE)
+    add("label", header("@ID@") + "also_exercises: [TMULS]\ncases:\n" + GOOD_CASE)
+    add("label", header("@ID@") + "also_exercises: TCVT\ncases:\n" + GOOD_CASE)
+    # a newline where Python's $ would have let it through
+    add("newline", doc + case_with(name='"seven-times-three\\n"'))
+    add("newline", header("@ID@").replace("id: @ID@", 'id: "@ID@\\n"') + "cases:\n" + GOOD_CASE)
+    add("newline", header("@ID@").replace("operation: TMULS", 'operation: "TMULS\\n"') + "cases:\n" + GOOD_CASE)
+    add("newline", doc + case_with(state="{tiles: [%s]}" % tile(mask='"1111\\n"')))
+    add("newline", doc + case_with(state="{gprs: {\"5\\n\": 1}}"))
+    add("newline", doc + case_with(state="{tiles: [%s]}" % tile(elements='{"0,0\\n": 1}')))
+    add("newline", doc + case_with(expect="{tiles: [{index: 0, storage: {\"0\\n\": 1}}]}"))
+    add("newline", doc + case_with(program="[{call: \"TMULS\\n\", dst: 1, src: 0}]"))
     return {vector_id: (kind, text if isinstance(text, bytes) else text.encode("utf-8"))
             for vector_id, (kind, text) in files.items()}
 
@@ -211,7 +238,9 @@ def check(result: dict) -> None:
 def test_hostile_vector_folder_runs_to_the_end(tmp_path):
     result = run_campaign(tmp_path / "vectors")
     print("\n" + summary(result))
-    assert len(result["bad"]) >= 60
+    assert len(result["bad"]) >= 90
+    kinds = Counter(kind for kind, _ in result["bad"].values())
+    assert (kinds["direct call"], kinds["label"], kinds["newline"]) >= (6, 8, 8)
     check(result)
 
 
