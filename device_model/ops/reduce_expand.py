@@ -20,7 +20,8 @@ destination-shape.asl (the destination's shape and type):
   lowest). pto-v0 compares whole Words as the ASL does (an integer MAX/MIN result is the
   operand sign- or zero-extended to the Word, so a negative signed element written as its
   element bits is never selected); SPEC-CHOICE 33: hw-ieee compares the element bits, so the
-  index is the documented lowest winning index;
+  index is the documented lowest winning index; SPEC-CHOICE 35: under hw-ieee a one-element
+  MAX/MIN line holding a NaN gives the canonical NaN (the hardware profile), not the NaN;
 - the destination is valid_rows x 1 in one column (row axis) or 1 x valid_cols in the
   source's columns (column axis); its type is the source's, or the index type: U32 in a
   bundle, S32 or U32 through a direct call; the padding follows the bundle's PadValue.
@@ -34,6 +35,7 @@ import numpy as np
 from .. import block as blocks
 from ..dtypes import dtype as data_type
 from ..faults import tile_legality
+from ..numeric import FLAG_NV, ValueClass, classify
 from ..state import MachineState, descriptor_legal, source_encodings_valid
 from . import arithmetic, minmax
 from .common import result_tile
@@ -162,7 +164,20 @@ class TileReduction(Elementwise):
             index = np.where(self.selected(dtype, profile, result, value, accumulator), U64(position), index)
             flags |= int(np.bitwise_or.reduce(np.asarray(step_flags, dtype=np.uint8).ravel(), initial=0))
             accumulator = result
+        if profile == "hw-ieee" and self.reduction in ("MAX", "MIN") and lines.shape[1] == 1 and dtype.is_float:
+            accumulator, flags = self.lone_nan_canonical(dtype, accumulator, flags)
         return (index if self.index else accumulator), flags
+
+    @staticmethod
+    def lone_nan_canonical(dtype, words: np.ndarray, flags: int):
+        """SPEC-CHOICE 35: the hardware profile returns the canonical NaN for an all-NaN
+        MAX/MIN input; the ASL's fold takes no step over a one-element line and returns its
+        NaN as it is. hw-ieee follows the profile (NV for a signaling NaN, as a step would)."""
+        value_class = classify(words, dtype)
+        nan = value_class >= ValueClass.QUIET_NAN
+        if (value_class == ValueClass.SIGNALING_NAN).any():
+            flags |= FLAG_NV
+        return np.where(nan, U64(dtype.canonical_nan), words), flags
 
     def elements(self, tiles, dst: int, sources, scalar: int, pad: str, profile: str):
         words, flags = self.fold(tiles[sources[0]], profile)

@@ -162,3 +162,11 @@ def test_reductions_agree_with_the_reference_on_drawn_tiles(op, profile):
             got = [[int(w) & mask for w in row] for row in tile.valid_words().tolist()]
             assert got == [[w & mask for w in row] for row in expected], (dtype, valid, rows)
             assert machine._state.status == flags, (dtype, valid, rows)
+
+
+def test_a_lone_nan_by_profile():
+    """SPEC-CHOICE 35: pto-v0 keeps a one-element row's NaN Word, hw-ieee canonicalizes it."""
+    pto, _ = run("TROWMAX", "FP32", [[0xFFC00001], [0x7F800001]])
+    hw, _ = run("TROWMAX", "FP32", [[0xFFC00001], [0x7F800001]], profile="hw-ieee")
+    assert destination(pto).valid_words().tolist() == [[0xFFC00001], [0x7F800001]] and pto._state.status == 0
+    assert destination(hw).valid_words().tolist() == [[0x7FC00000], [0x7FC00000]] and hw._state.status == 0x01

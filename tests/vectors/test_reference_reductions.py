@@ -79,3 +79,13 @@ def test_the_generated_cases_split_where_the_profiles_disagree():
     text = files["PTO-AVS-X-TROWARGMIN-REF-001.yaml"]
     assert "-pto-v0\n" in text and "-hw-ieee\n" in text
     assert set(generator.UNITS["TROWARGMIN"]["tests"]) <= {name[:-5] for name in files}
+
+
+def test_a_lone_nan_by_profile():
+    """SPEC-CHOICE 35: pto-v0 returns a one-element line's NaN as it is (no step); hw-ieee
+    gives the canonical NaN, NV for a signaling one (the hardware profile's all-NaN rule)."""
+    assert ref.fold("MAX", "FP32", "pto-v0", [0xFFC00001]) == (0xFFC00001, 0)
+    assert ref.fold("MAX", "FP32", "hw-ieee", [0xFFC00001]) == (0x7FC00000, 0)
+    assert ref.fold("MIN", "BF16", "pto-v0", [0x7F81]) == (0x7F81, 0)
+    assert ref.fold("MIN", "BF16", "hw-ieee", [0x7F81]) == (0x7FC0, 0x01)
+    assert ref.fold("MAX", "FP32", "hw-ieee", [0xFFC00001, 0xFFC00001]) == (0x7FC00000, 0)  # a step: both

@@ -23,6 +23,10 @@ ISA 0.58.3 specification, sharing no code with ``device_model/``:
   SPEC-CHOICE 33: hw-ieee compares the element bits of the three Words instead, so the index
   is the one the operation documents and the hardware profile (``reductions.arg_tie``:
   "lowest original logical index") describe (vectors/SPEC-CHOICES.md).
+- SPEC-CHOICE 35: under hw-ieee a one-element MAX/MIN line holding a NaN gives the
+  canonical NaN (NV for a signaling one), as the hardware profile's
+  ``reductions.max_min_nan`` says of an all-NaN input; the ASL takes no step and returns
+  the NaN itself, which pto-v0 keeps.
 - The index is written as a Word (NaturalToWord); the destination type is U32 in a
   bundle, S32 or U32 through a direct call (TileOperandsLegal_ExecuteTileReduction).
 """
@@ -99,6 +103,12 @@ def fold(reduction: str, t: str, profile: str, line: list):
         flags |= step_flags
         if selected:
             index = position
+    if (profile == "hw-ieee" and reduction in ("MAX", "MIN") and len(line) == 1 and t in FLOAT_TYPES
+            and minmax.is_nan(line[0], t)):
+        # SPEC-CHOICE 35: the hardware profile's "all-NaN input returns canonical NaN"
+        # (reductions.max_min_nan) where the ASL's fold takes no step over one element
+        flags |= minmax.NV if minmax.float_class(line[0], t) == "snan" else 0
+        accumulator = minmax.FLOATS[t][4]
     return (index if reduction in ("ARGMAX", "ARGMIN") else accumulator), flags
 
 
