@@ -20,6 +20,8 @@ import pytest
 from pto_avs.plugins.aslref import output
 from pto_avs.plugins.base import open_device
 
+pytestmark = pytest.mark.slow  # runs stand-in interpreters until their time and output bounds stop them
+
 DEADLINE = 60  # seconds a child may take before the test calls it a hang
 
 

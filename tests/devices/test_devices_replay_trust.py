@@ -175,6 +175,7 @@ def test_the_format_names_match_the_schema():
     assert case_module.dtype_names() == frozenset(defs["dtype"]["enum"])
 
 
+@pytest.mark.slow  # reads the whole committed spec recording
 def test_the_committed_spec_recording_carries_its_digest():
     data = json.loads(gzip.decompress(spec_check.RECORDING.read_bytes()))
     assert data["digest"] == replay.recording_digest(data)

@@ -10,6 +10,8 @@ import pytest
 from pto_avs.avs.campaigns import mutation
 from pto_avs.contract.loader import VECTORS_DIR
 
+pytestmark = pytest.mark.slow  # the strength vectors against each of their mutants
+
 # mutant -> (its operations, case names of the strength files that must kill it)
 KILLERS = {
     "arith-status-overwritten": (("TADD", "TADDS", "TEXP", "TFMA"), {"flags-status-survives", "blocks-accumulate"}),

@@ -106,6 +106,7 @@ def test_live_the_spec_answers_the_predicate_plumbing_vectors():
     assert observations[1].tiles[2].bytes == [0xF0, 0xFF, 0xFF, 0xFF]
 
 
+@pytest.mark.slow  # builds and runs the C device
 def test_the_c_device_answers_unsupported_for_predicate_tiles_and_compare_select(tmp_path):
     """The example C device implements TCVT only: a predicate state tile or a TCMP/TSEL
     bundle is `unsupported` (not a crash, not a device error), and its hello leaves the

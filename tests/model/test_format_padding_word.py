@@ -123,6 +123,7 @@ def pto_v0_c_device(tmp_path_factory):
     device.close()
 
 
+@pytest.mark.slow  # builds and runs the C device
 def test_the_c_device_reports_whole_pad_words(pto_v0_c_device):
     """Every integer, FP32, FP16 and BF16 pad case of PTO-AVS-X-TCVT-PAD-001 with a pad Word
     (S8/S16/S32 Min among them) passes its carrier aspect on the C device."""

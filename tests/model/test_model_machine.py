@@ -347,6 +347,7 @@ def _setup(profile="pto-v0"):
     return m
 
 
+@pytest.mark.slow  # hypothesis: many random word sequences
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_program_items())
 def test_any_word_sequence_ends_in_observation_or_fault(items):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from pto_avs.reports import allure_files, bringup
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "devices"))
@@ -35,6 +37,7 @@ def test_the_environment_names_each_recording():
     assert allure_files.parse_properties(allure_files.format_properties(env)) == env
 
 
+@pytest.mark.slow  # a pytest run with Allure on two replayed devices
 def test_an_allure_run_on_replayed_devices_writes_their_evidence(tmp_path):
     done, results = rs.run_avs(tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr  # the bad device fails two cases

@@ -17,6 +17,8 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "runner" / "runner_vectors"
 MEMORY_CAP = 3 * 1024 ** 3  # address space of the pytest process (numpy's thread pools reserve some)
@@ -235,6 +237,7 @@ def check(result: dict) -> None:
         assert all(f"{vector_id}.yaml" in message for message in result["messages"][vector_id])
 
 
+@pytest.mark.slow  # a pytest run over the whole hostile folder
 def test_hostile_vector_folder_runs_to_the_end(tmp_path):
     result = run_campaign(tmp_path / "vectors")
     print("\n" + summary(result))

@@ -542,6 +542,7 @@ def test_a_damaged_or_unwritable_cache_is_only_a_miss(tmp_path):
     assert not unwritable.usable
 
 
+@pytest.mark.slow  # several loader processes at once
 def test_concurrent_processes_share_the_cache_safely(tmp_path):
     """As pytest-xdist workers do: several processes load the same files into one cache at once;
     each gets the whole result, and the cache ends with one entry per file and no leftovers."""
