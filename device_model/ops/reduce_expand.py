@@ -13,18 +13,21 @@ destination-shape.asl (the destination's shape and type):
   reassociated: SUM from the Word 0 over every element, PROD from the type's one encoding,
   MAX/MIN/ARGMAX/ARGMIN from the first element's Word over the rest; each step is
   TileProfileBinaryWithFlags of ADD, MUL, MAX or MIN (the element functions of
-  ``ops.arithmetic`` and ``ops.minmax``) and its flags are ORed and recorded in both profiles (unlike
-  ExecuteTileBinary);
+  ``ops.arithmetic`` and ``ops.minmax``) and its flags are ORed and recorded in both
+  profiles (unlike ExecuteTileBinary);
 - a step selects the element when its result equals the element and differs from the
   accumulator; ARGMAX/ARGMIN write the index of the last selecting step (ties keep the
   lowest). pto-v0 compares whole Words as the ASL does (an integer MAX/MIN result is the
   operand sign- or zero-extended to the Word, so a negative signed element written as its
   element bits is never selected); SPEC-CHOICE 33: hw-ieee compares the element bits, so the
-  index is the documented lowest winning index; SPEC-CHOICE 35: under hw-ieee a one-element
-  MAX/MIN line holding a NaN gives the canonical NaN (the hardware profile), not the NaN;
+  index is the documented lowest winning index;
+- SPEC-CHOICE 35: under hw-ieee a one-element MAX/MIN line holding a NaN gives the
+  canonical NaN (the hardware profile's all-NaN rule), where the ASL returns the NaN;
 - the destination is valid_rows x 1 in one column (row axis) or 1 x valid_cols in the
   source's columns (column axis); its type is the source's, or the index type: U32 in a
-  bundle, S32 or U32 through a direct call; the padding follows the bundle's PadValue.
+  bundle, S32 or U32 through a direct call, and a pad-only B.DATR never changes it (the
+  ASL names the type, unlike the effective type of the other TEPL blocks: SPEC-CHOICES
+  row 34 does not reach the reductions); the padding follows the bundle's PadValue.
 
 The fold is vectorized over the rows (columns) being reduced: one array step per index.
 """
