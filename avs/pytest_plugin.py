@@ -769,6 +769,18 @@ class Tally:
             self.worker_recordings.append(text)
 
     def pytest_sessionfinish(self, session, exitstatus):
+        try:
+            self._finish_session(session, exitstatus)
+        except KeyboardInterrupt:  # a second Ctrl-C while gathering or writing: say what became of the file
+            if self.config.option.avs_record and self.record_note is None and not hasattr(self.config, "workerinput"):
+                self.record_note = (f"pto-avs: interrupted while gathering or writing the recording: "
+                                    f"{self.config.option.avs_record} was not written (an earlier file there is "
+                                    f"left as it was)")
+                sys.stderr.write(f"\n{self.record_note}\n")
+                sys.stderr.flush()
+            raise
+
+    def _finish_session(self, session, exitstatus):
         suite = self.config.stash.get(SUITE_KEY, None)
         if suite is not None:
             suite.close()
