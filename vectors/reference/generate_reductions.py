@@ -37,8 +37,8 @@ BOTH = ["pto-v0", "hw-ieee"]
 OPERATIONS = tuple(ref.OPERATIONS)
 WORD = (1 << 64) - 1
 LINES_PER_CASE = 256  # lines (rows or columns) of one value case
-PADS = ("Null", "Zero", "Max", "Min")
-SINGLE_TYPES = ("FP32", "BF16", "S8")  # the types whose one-element lines are written  # the value cases of the n-th legal type pad with PADS[n % 4]
+PADS = ("Null", "Zero", "Max", "Min")  # the value cases of the n-th legal type pad with PADS[n % 4]
+SINGLE_TYPES = ("FP32", "BF16", "S8")  # the types whose one-element lines are written
 
 # Each operation's example: the values of its spec execution point (dtype, source rows).
 EXAMPLE = {
