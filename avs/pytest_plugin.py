@@ -50,6 +50,7 @@ OUTCOME = "pto_avs_outcome"  # user property: one of OUTCOMES
 UNOBSERVED = "pto_avs_unobserved"  # user property: aspects not observable in a passing case
 WITHIN = "pto_avs_within"  # user property: {aspect: how it passed when not bit for bit} ("within 1 ULP ...")
 ASPECT_STATUS = "pto_avs_aspects"  # user property: {aspect: pass | fail | not observable}
+WHERE = "pto_avs_where"  # user property: {"operation", "case", "device", "adrs"} of the item, for the summary tables
 RECORDING_OUTPUT = "pto_avs_recording"  # xdist workeroutput key
 SUITE_KEY = pytest.StashKey["Suite"]()
 
@@ -588,10 +589,13 @@ class VectorErrorItem(pytest.Item):
         super().__init__(**kwargs)
         self.error = error
         self.adrs = loaded.adrs
+        self.operation = loaded.operation
         _add_markers(self, loaded.operation, loaded.kind)
 
     def runtest(self):
         self.user_properties.append((OUTCOME, "vector error"))
+        self.user_properties.append((WHERE, {"operation": self.operation, "case": self.nodeid.rpartition(".py::")[2],
+                                             "device": None, "adrs": list(self.adrs or ())}))
         raise VectorLoadFailure(self.error.message)
 
     def repr_failure(self, excinfo, style=None):
@@ -620,6 +624,8 @@ class CaseItem(pytest.Item):
     def _finish(self, outcome: str) -> None:
         self.outcome = outcome
         self.user_properties.append((OUTCOME, outcome))
+        self.user_properties.append((WHERE, {"operation": self.case.operation, "case": self.case.id,
+                                             "device": self.device_label, "adrs": list(self.adrs or ())}))
 
     def _skip_if_unsupported(self) -> None:
         """Ask the device whether it supports the case; if not, record that and skip."""
@@ -740,6 +746,7 @@ class Tally:
         self.outcomes: Counter = Counter()
         self.unobserved: Counter = Counter()
         self.within = 0  # passing cases judged within their ULP tolerance
+        self.places: list[tuple[dict, str]] = []  # (WHERE property, outcome) of every counted item
         self.worker_recordings: list[str] = []  # JSON texts
         self.lost_workers: list[str] = []  # workers that went down without handing their recording
         self.record_note: Optional[str] = None  # the summary line about --record
@@ -753,6 +760,8 @@ class Tally:
         if report.when != "call" or OUTCOME not in props:
             return
         self.outcomes[props[OUTCOME]] += 1
+        if WHERE in props:
+            self.places.append((props[WHERE], props[OUTCOME]))
         for aspect in props.get(UNOBSERVED, []):
             self.unobserved[aspect] += 1
         self.within += WITHIN in props
@@ -835,5 +844,81 @@ class Tally:
                 line += f"; {self.within} passing case(s) within their ULP tolerance, not bit-exact"
             terminalreporter.write_sep("-", "pto-avs outcomes")
             terminalreporter.write_line(line)
+            verbosity = self.config.get_verbosity()
+            if verbosity >= 0 and self.places:
+                for text in outcome_tables(self.places, by_adr=bool(self.config.option.avs_adr) or verbosity > 0,
+                                           adrs=self.config.option.avs_adr, every_divergence=verbosity > 0):
+                    terminalreporter.write_line(text)
         if self.record_note:  # said only once the file is written (or that it was not)
             terminalreporter.write_line(self.record_note)
+
+
+# ---------------------------------------------------------------------------
+# the closing tables
+
+TABLE_OUTCOMES = ("pass", "fail", "not supported", "device error", "not observable", "vector error")
+RAN = ("pass", "fail", "device error")  # the outcomes of a case a device ran
+ALWAYS_SHOWN = ("pass", "fail", "not supported", "device error")  # the other columns only when counted
+
+
+def _table(title: str, rows: dict, *, total_row: bool = True) -> list[str]:
+    """``rows`` {name: (cases, Counter of outcomes)} as aligned text lines, with a total row
+    (not for overlapping rows: a case traces to several ADRs)."""
+    shown = [o for o in TABLE_OUTCOMES if o in ALWAYS_SHOWN or any(counts[o] for _, counts in rows.values())]
+    total_cases = sum(cases for cases, _ in rows.values())
+    total = Counter()
+    for _, counts in rows.values():
+        total.update(counts)
+    body = [[name, str(cases), *(str(counts[o]) for o in shown)] for name, (cases, counts) in sorted(rows.items())]
+    if total_row:
+        body.append(["total", str(total_cases), *(str(total[o]) for o in shown)])
+    header = [title, "cases", *shown]
+    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
+
+    def line(row):
+        return "  ".join([row[0].ljust(widths[0]), *(cell.rjust(w) for cell, w in zip(row[1:], widths[1:]))]).rstrip()
+
+    return [line(header), *(line(row) for row in body)]
+
+
+def outcome_tables(places, *, by_adr: bool, adrs=(), every_divergence: bool = False) -> list[str]:
+    """The closing summary: one row per operation (and per ADR when ``by_adr``: the ``adrs``
+    asked for, when any, else every ADR the cases trace to): distinct cases,
+    then each outcome counted over the case's runs (one per device); with two or more devices,
+    the first case per operation (in case-ID order) on which the devices' outcomes differ."""
+    by_operation: dict = {}
+    by_adr_rows: dict = {}
+    runs: dict = {}  # (operation, case) -> {device: outcome}
+    devices = set()
+    for where, outcome in places:
+        operation = where.get("operation") or "(unknown operation)"
+        groups = [(by_operation, operation)]
+        if by_adr:
+            groups += [(by_adr_rows, adr) for adr in where.get("adrs") or ["(no ADR)"] if not adrs or adr in adrs]
+        for table, name in groups:
+            cases, counts = table.setdefault(name, (set(), Counter()))
+            cases.add(where.get("case"))
+            counts[outcome] += 1
+        if where.get("device") is not None:
+            devices.add(where["device"])
+            runs.setdefault((operation, where.get("case")), {})[where["device"]] = outcome
+    lines = [""]
+    lines += _table("operation", {name: (len(cases), counts) for name, (cases, counts) in by_operation.items()})
+    if by_adr:
+        lines += [""] + _table("ADR", {name: (len(cases), counts) for name, (cases, counts) in by_adr_rows.items()},
+                               total_row=False)
+    if len(devices) >= 2:
+        first: dict = {}
+        for (operation, case), answers in sorted(runs.items()):
+            answers = {device: o for device, o in answers.items() if o in RAN}  # (not supported is no divergence)
+            if len(answers) >= 2 and len(set(answers.values())) > 1 and (every_divergence or operation not in first):
+                first.setdefault(operation, []).append((case, answers))
+        lines += [""]
+        if not first:
+            lines.append(f"devices agree on every case run on two or more of them ({', '.join(sorted(devices))})")
+        for operation, diverging in sorted(first.items()):
+            for case, answers in diverging:
+                told = ", ".join(f"{device} {outcome}" for device, outcome in sorted(answers.items()))
+                lines.append(f"{operation}: {'first divergence' if case == diverging[0][0] else 'divergence'} "
+                             f"{case}: {told}")
+    return lines

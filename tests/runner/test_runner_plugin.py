@@ -524,3 +524,43 @@ def test_an_unrelated_project_keeps_its_own_options_and_pays_no_imports(pytester
     usage = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--vectors-only", "-q")
     assert usage.ret == pytest.ExitCode.USAGE_ERROR
     assert "--vectors-only needs at least one --vectors PATH" in usage.stderr.str()
+
+
+# ---------------------------------------------------------------------------
+# the closing tables (per operation, per ADR, first divergence between devices)
+
+
+def two_labs(avs):
+    """Two recorded devices: 'lab' answers every case as the spec says, 'board' gets TMULS wrong."""
+    wrong = correct_observations()
+    wrong[TMULS]["tiles"]["1"]["words"][0][1] = 3
+    good = avs.write_recording("lab.json", {"lab": ("pto-v0", ALL_ASPECTS, correct_observations())})
+    bad = avs.write_recording("board.json", {"board": ("pto-v0", ALL_ASPECTS, wrong)})
+    return ["--device", f"replay:{good}", "--device", f"replay:{bad}"]
+
+
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_the_run_ends_with_a_table_per_operation_and_the_first_divergence(avs, workers):
+    result = avs.run(*two_labs(avs), *workers, subprocess=bool(workers))
+    result.assert_outcomes(passed=7, failed=1)
+    result.stdout.fnmatch_lines([
+        "pto-avs: 7 pass, 1 fail",
+        "",
+        "operation  cases  pass  fail  not supported  device error",
+        "TCVT           2     4     0              0             0",
+        "TMULS          2     3     1              0             0",
+        "total          4     7     1              0             0",
+        "",
+        "TMULS: first divergence PTO-AVS-TILE-TMULS-WIDTH-001::u8-times-3-wraps: replay:*board.json fail, "
+        "replay:*lab.json pass",
+    ])
+
+
+def test_the_closing_tables_are_per_adr_with_adr_and_absent_under_quiet(avs):
+    by_adr = avs.run(*two_labs(avs), "--adr", "ADR-0081")
+    by_adr.stdout.fnmatch_lines(["ADR *cases  pass  fail  not supported  device error",
+                                 "ADR-0081      2     3     1              0             0", ""])
+    assert "ADR-0035" not in by_adr.stdout.str()  # (another ADR of the TMULS file, not asked for)
+    quiet = avs.run(*two_labs(avs), "-q")
+    quiet.stdout.fnmatch_lines(["pto-avs: 7 pass, 1 fail"])
+    assert "operation  cases" not in quiet.stdout.str() and "first divergence PTO" not in quiet.stdout.str()
