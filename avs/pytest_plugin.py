@@ -132,14 +132,12 @@ def pytest_configure(config):
         if not Path(path).exists():
             raise pytest.UsageError(f"--vectors: vector path {path} does not exist")
     if opts.avs_device:
-        from ..plugins.base import available_devices
+        from ..plugins.base import check_device_spec
 
-        known = available_devices()
         for spec in opts.avs_device:
-            name = spec.partition(":")[0]
-            if name not in known:
-                raise pytest.UsageError(f"--device {spec}: unknown device {name!r} "
-                                        f"(known: {', '.join(sorted(known)) or 'none installed'})")
+            problem = check_device_spec(spec)
+            if problem is not None:
+                raise pytest.UsageError(f"--device {spec}: {problem}")
     if opts.avs_adr:
         from ..contract import spec_data
 

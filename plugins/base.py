@@ -4,10 +4,14 @@ A device runs cases and returns ``pto_avs.contract.case.Observation`` objects. I
 what it can do in ``Capabilities``; the runner never asks it for more. Adapters
 are found through the ``pto_avs.devices`` entry-point group: the entry point's
 name is the device name used with ``--device NAME[:ARG]`` and its object is a
-factory ``factory(arg: str | None) -> Device``.
+factory ``factory(arg: str | None) -> Device``. The factory's module may also define
+``check_argument(arg: str | None) -> str | None`` (the reason ARG is refused, or None): the
+runner calls it with the options, before any vector is read or any device is opened.
 """
 from __future__ import annotations
 
+import difflib
+import importlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
@@ -78,12 +82,34 @@ def available_devices() -> dict[str, DeviceFactory]:
     return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 
+def did_you_mean(word: str, choices) -> str:
+    """`` (did you mean 'x'?)`` for the closest of ``choices`` to a misspelt ``word``, else ''."""
+    close = difflib.get_close_matches(word, [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def check_device_spec(spec: str) -> Optional[str]:
+    """Why ``NAME[:ARG]`` names no device that could be opened (unknown NAME, or an ARG the
+    adapter's ``check_argument`` refuses), or None; opens nothing and reads no vector."""
+    name, colon, arg = spec.partition(":")
+    factories = available_devices()
+    if name not in factories:
+        known = ", ".join(sorted(factories)) or "none installed"
+        return f"unknown device {name!r}{did_you_mean(name, factories)} (known: {known})"
+    try:
+        module = importlib.import_module(factories[name].module)
+    except Exception:  # an adapter that cannot even be imported: opening it says why, as its device error
+        return None
+    check = getattr(module, "check_argument", None)
+    return check(arg if colon else None) if callable(check) else None
+
+
 def open_device(spec: str) -> Device:
     """Create a device from ``NAME[:ARG]`` (e.g. ``golden:hw-ieee``)."""
     name, _, arg = spec.partition(":")
     factories = available_devices()
     if name not in factories:
         known = ", ".join(sorted(factories)) or "none installed"
-        raise ValueError(f"unknown device {name!r} (known: {known})")
+        raise ValueError(f"unknown device {name!r}{did_you_mean(name, factories)} (known: {known})")
     factory = factories[name].load()
     return factory(arg or None)

@@ -82,8 +82,17 @@ def _predicate_members(view) -> dict:
     return {"storage_kind": "predicate", "bytes": view.bytes.tolist()}
 
 
+def check_argument(arg: Optional[str]) -> Optional[str]:
+    """Why ``golden:ARG`` is refused (ARG must be a profile), or None."""
+    from .base import did_you_mean
+
+    if arg is None or arg in PROFILES:
+        return None
+    return f"golden profile {arg!r} is not one of {', '.join(PROFILES)}{did_you_mean(arg, PROFILES)}"
+
+
 def open_device(arg: Optional[str]) -> GoldenDevice:
-    profile = arg or "pto-v0"
-    if profile not in PROFILES:
-        raise ValueError(f"golden profile {profile!r} is not one of {', '.join(PROFILES)}")
-    return GoldenDevice(profile)
+    problem = check_argument(arg)
+    if problem is not None:
+        raise ValueError(problem)
+    return GoldenDevice(arg or "pto-v0")

@@ -217,10 +217,18 @@ def test_unknown_device_adr_or_vector_path_is_a_usage_error_before_any_vector_is
     assert f"--vectors: vector path {avs.path / 'nowhere'} does not exist" in missing.stderr.str()
     bad_adr = avs.run("--device", lab(avs), "--adr", "ADR-9999")
     assert bad_adr.ret == pytest.ExitCode.USAGE_ERROR
+    # A misspelt device name or argument: said with the options, with the closest spelling.
+    misspelt = avs.run("--device", "goldn")
+    assert misspelt.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--device goldn: unknown device 'goldn' (did you mean 'golden'?) (known: " in misspelt.stderr.str()
+    bad_argument = avs.run("--device", "golden:hw-iee")
+    assert bad_argument.ret == pytest.ExitCode.USAGE_ERROR
+    assert ("--device golden:hw-iee: golden profile 'hw-iee' is not one of pto-v0, hw-ieee (did you mean 'hw-ieee'?)"
+            in bad_argument.stderr.str())
     # A known device that cannot be opened, and no other: one collection error, before reading.
-    unopened = avs.run("--device", "golden:ieee")
+    unopened = avs.run("--device", f"replay:{avs.path / 'no-recording.json'}")
     assert unopened.ret == pytest.ExitCode.INTERRUPTED
-    unopened.stdout.fnmatch_lines(["*pto-avs: --device golden:ieee: cannot open: golden profile 'ieee' is not one of*"])
+    unopened.stdout.fnmatch_lines(["*pto-avs: --device replay:*no-recording.json: cannot open: *"])
     assert read_files(avs) == []
 
 
