@@ -35,6 +35,7 @@ def test_block_names_no_operation():
     assert not named, f"block.py names operations {sorted(named)}"
 
 
+@pytest.mark.slow  # a fresh interpreter per module
 @pytest.mark.parametrize("module", ["block", "machine", "ops.registry", "ops.operation", "ops.tcvt", "ops.tquant",
                                     "ops.tmuls", "ops.tgemv", "ops.elementwise", "ops.tand", "ops.installed",
                                     "ops.predicate", "ops.tcmp", "ops.tsels"])
