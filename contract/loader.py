@@ -15,6 +15,7 @@ from unchanged inputs reads the result back instead of parsing and validating.
 from __future__ import annotations
 
 import copy
+import difflib
 import hashlib
 import itertools
 import json
@@ -271,13 +272,18 @@ def _problem(error) -> tuple[list, str]:
     validator, instance = error.validator, error.instance
     if validator == "required":
         missing = [name for name in error.validator_value if not (isinstance(instance, dict) and name in instance)]
+        stray = _stray_keys(schema, instance)
+        close = difflib.get_close_matches(missing[0], stray, n=1, cutoff=0.6) if missing else []
+        if close:
+            return path + missing[:1], f"missing (required); stray key {close[0]!r} (did you mean {missing[0]!r}?)"
+        if stray:
+            return path + missing[:1], f"missing (required); stray key(s): {', '.join(map(repr, stray))}"
         return path + missing[:1], "missing (required)"
     if validator == "additionalProperties":
-        known = set(schema.get("properties", {}))
-        patterns = schema.get("patternProperties", {})
-        extra = sorted(k for k in instance if k not in known and not any(re.search(p, k) for p in patterns))
+        extra = _stray_keys(schema, instance, closed=True)
         if extra:
-            return path + [extra[0]], "unknown field"
+            close = difflib.get_close_matches(extra[0], list(schema.get("properties", {})), n=1, cutoff=0.6)
+            return path + [extra[0]], f"unknown field (did you mean {close[0]!r}?)" if close else "unknown field"
     if "propertyNames" in error.relative_schema_path:  # the instance is the offending key
         return path + [str(instance)], f"bad key: expected {schema.get('x-expected', error.message)}"
     if "x-expected" in schema:
@@ -302,6 +308,16 @@ def _problem(error) -> tuple[list, str]:
     if validator == "minProperties":
         return path, "must not be empty"
     return path, error.message
+
+
+def _stray_keys(schema: dict, instance, closed: bool = False) -> list:
+    """The keys of a mapping that its schema neither names nor matches by pattern (when the
+    schema closes the mapping, or ``closed``: an additionalProperties error says it does)."""
+    if not isinstance(instance, dict) or not (closed or schema.get("additionalProperties", True) is False):
+        return []
+    known = set(schema.get("properties", {}))
+    patterns = schema.get("patternProperties", {})
+    return sorted(str(k) for k in instance if k not in known and not any(re.search(p, str(k)) for p in patterns))
 
 
 def _best_problem(errors: list) -> tuple[list, str]:

@@ -172,7 +172,7 @@ BAD_CASES = [
     program: [1]
     expect: {}
     expected: {}
-""", "case 'extra': expected: unknown field"),
+""", "case 'extra': expected: unknown field (did you mean 'expect'?)"),
     ("""
   - name: twice
     source: hand
@@ -266,6 +266,11 @@ BAD_FILES = [
     ("PTO-AVS-X-RUNNER-001", "operation: TMULS\nexercises: [ADR-0081]\n", "kind: missing (required)"),
     ("PTO-AVS-X-RUNNER-001", "operation: TNOSUCH\nkind: execution\nexercises: [ADR-0081]\n",
      "operation: TNOSUCH is not a tile operation of the spec catalog"),
+    # A misspelt top-level key: the stray key named, with the spelling it is close to.
+    ("PTO-AVS-TILE-TMULS-WIDTH-001", "operaton: TMULS\nkind: execution\n",
+     "operation: missing (required); stray key 'operaton' (did you mean 'operation'?)"),
+    ("PTO-AVS-X-RUNNER-001", "operation: TMULS\nkind: execution\nexercises: [ADR-0081]\nalso_exercise: [TCVT]\n",
+     "also_exercise: unknown field (did you mean 'also_exercises'?)"),
 ]
 
 
