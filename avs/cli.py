@@ -31,7 +31,13 @@ def _disasm(args) -> int:
         else sys.stdin.read().split()
     for token in tokens:
         try:
-            ins = raw_instruction(int(token, 0))
+            word = int(token, 0)
+        except ValueError:
+            print(f"pto-avs disasm: {token!r} is not an instruction word: expected an integer 0..0xFFFFFFFF "
+                  f"(hexadecimal 0x..., binary 0b..., or decimal), e.g. 0xd9b19181", file=sys.stderr)
+            return 2
+        try:
+            ins = raw_instruction(word)
         except ValueError as exc:
             print(f"pto-avs disasm: {token!r}: {exc}", file=sys.stderr)
             return 2

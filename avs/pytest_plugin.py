@@ -131,6 +131,11 @@ def pytest_configure(config):
     for path in opts.avs_vectors:
         if not Path(path).exists():
             raise pytest.UsageError(f"--vectors: vector path {path} does not exist")
+        if Path(path).is_file() and Path(path).suffix != ".yaml":
+            raise pytest.UsageError(
+                f"--vectors {path}: not a vector file: expected a .yaml file holding one YAML mapping of "
+                f"format (pto-avs-vector/1), id, operation, kind, provenance and cases (see vectors/FORMAT.md), "
+                f"or a directory, searched for *.yaml files")
     if opts.avs_device:
         from ..plugins.base import check_device_spec
 
@@ -645,7 +650,7 @@ class CaseItem(pytest.Item):
             # "unsupported" answer): ask again, so that is reported as not supported, not as an error.
             self.slot.forget_support(self.case)
             self._skip_if_unsupported()
-        verdict = compare(self.case, observation, self.slot.capabilities.aspects)
+        verdict = compare(self.case, observation, self.slot.capabilities.aspects, self.profile)
         self.verdict = verdict
         self.user_properties.append((ASPECT_STATUS, {a: v.status for a, v in verdict.aspects.items()}))
         outcome = verdict.outcome

@@ -389,3 +389,7 @@ def test_cli_asm_and_disasm():
         "0x05309023", "0x05309023"]
     bad = _cli("asm", "B.IOT T1, mask=111")
     assert bad.returncode == 2 and "mask=111" in bad.stderr
+    not_a_word = _cli("disasm", "zz")
+    assert not_a_word.returncode == 2 and not_a_word.stdout == ""
+    assert "'zz' is not an instruction word: expected an integer 0..0xFFFFFFFF" in not_a_word.stderr
+    assert "invalid literal" not in not_a_word.stderr

@@ -212,6 +212,12 @@ def test_unknown_device_adr_or_vector_path_is_a_usage_error_before_any_vector_is
     result = avs.run("--device", "no-such-device")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--device no-such-device: unknown device 'no-such-device' (known: " in result.stderr.str()
+    readme = avs.path / "README.md"
+    readme.write_text("# Notes\n\nRun: pytest avs/\n")
+    not_vectors = avs.run("--device", lab(avs), vectors=(readme,))
+    assert not_vectors.ret == pytest.ExitCode.USAGE_ERROR
+    assert (f"--vectors {readme}: not a vector file: expected a .yaml file holding one YAML mapping of format "
+            f"(pto-avs-vector/1), id, operation, kind, provenance and cases" in not_vectors.stderr.str())
     missing = avs.run("--device", lab(avs), vectors=(avs.path / "nowhere",))
     assert missing.ret == pytest.ExitCode.USAGE_ERROR
     assert f"--vectors: vector path {avs.path / 'nowhere'} does not exist" in missing.stderr.str()
