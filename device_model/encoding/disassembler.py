@@ -53,9 +53,18 @@ def _typed_bstart(key):
     return lambda f: f"{key} {_dtype(f['DataType'], allow_none=key == 'BSTART.TMOV')}"
 
 
+def _cmode(code: int):
+    """B.DATR CMode as the B.DATR contract's canonical examples write it: code 0 (the zero
+    meaning, which TCMP and TCMPS read as EQ) is ``None``, 1..5 NE LT GT LE GE, and a reserved
+    code its number. The assembler takes ``EQ`` and ``None`` for code 0 alike."""
+    if code == 0:
+        return "None"
+    return CMODE_NAMES[code] if code < len(CMODE_NAMES) else code
+
+
 def _b_datr(f):
     items = (LAYOUT_TRANSFORMS.get(f["Layout"], f["Layout"]), _dtype(f["DataType"], allow_none=True),
-             PAD_NAMES[f["PadValue"]], CMODE_NAMES[f["CMode"]] if f["CMode"] < len(CMODE_NAMES) else f["CMode"],
+             PAD_NAMES[f["PadValue"]], _cmode(f["CMode"]),
              "Default" if f["RMode"] == 0 else ROUNDING_NAMES[f["RMode"]], f["Sat"], f["Canonicalize"])
     return "B.DATR {" + ", ".join(str(item) for item in items) + "}"
 

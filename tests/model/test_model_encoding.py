@@ -294,6 +294,15 @@ def test_canonical_and_seed_spellings(text, word):
     assert assemble(disassemble(ins.word, ins.length))[0].word == word
 
 
+def test_b_datr_disassembles_cmode_as_the_b_datr_contract_example_writes_it():
+    # The B.DATR contract's example {NORM, FP32, Zero, None, RNE, 0, 0} (CMode code 0 written None);
+    # codes 1..5 by their relation names.
+    assert disassemble(0x00109023, 32) == "B.DATR {NORM, FP32, Zero, None, RNE, 0, 0}"
+    (ne,) = assemble("B.DATR {NORM, FP32, Zero, NE, RNE, 0, 0}")
+    assert disassemble(ne.word, 32) == "B.DATR {NORM, FP32, Zero, NE, RNE, 0, 0}"
+    assert assemble("B.DATR {NORM, FP32, Zero, EQ, RNE, 0, 0}")[0].word == 0x00109023
+
+
 def test_comment_marker_and_tile_references():
     assert assemble("B.IOT T#2, mask=1111, <last>  # T#2 is TileIndex 1")[0].word == \
         assemble("B.IOT T1, mask=1111, <last>")[0].word
@@ -384,7 +393,7 @@ def test_cli_asm_and_disasm():
         "BSTART.SFU TQUANT, FP32", "BSTOP", "C.BSTOP"]
     # disasm prints the spec's canonical syntax; asm takes it and the seed syntax alike
     assert _cli("disasm", "0x05309023", "0x0018de13").stdout.splitlines() == [
-        "B.DATR {NORM, S8, Zero, EQ, RNE, 1, 0}", "B.IOT T#2, mask=1111, <last>, ->T<1>"]
+        "B.DATR {NORM, S8, Zero, None, RNE, 1, 0}", "B.IOT T#2, mask=1111, <last>, ->T<1>"]
     assert _cli("asm", "B.DATR {NORM, S8, Zero, EQ, RNE, 1, 0}; B.DATR S8, RNE, Sat=1").stdout.split() == [
         "0x05309023", "0x05309023"]
     bad = _cli("asm", "B.IOT T1, mask=111")
