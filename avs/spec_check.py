@@ -73,6 +73,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-golden", action="store_true", help="do not time the golden model on the same cases")
     parser.add_argument("--vectors", type=Path, action="append", default=None, metavar="PATH",
                         help="vector directory or file instead of the shipped vectors (repeatable)")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress lines on stderr (a line after each batch of cases otherwise)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -84,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
 def run(args) -> int:
     from ..contract.compare import compare
     from ..plugins.base import open_device
+    from ..reports.progress import Progress
 
     try:
         if args.update and args.record is None:
@@ -105,12 +108,15 @@ def run(args) -> int:
               + (f", {len(kept)} answers kept from {args.record}" if args.update else ""), flush=True)
         answers = dict(kept)
         start = time.perf_counter()
-        for first in range(0, len(runnable), CHUNK):
-            chunk = runnable[first:first + CHUNK]
-            answers.update(zip((case.id for case in chunk), device.execute_batch(chunk)))
-            if args.record is not None and first + CHUNK < len(runnable):  # progress a later --update resumes
-                _write(args.record, cases, reasons, answers, device.capabilities,
-                       f"spec-check stopped after {first + len(chunk)} of {len(runnable)} cases")
+        with Progress(f"spec-check {args.device}", len(runnable), "cases",
+                      quiet=getattr(args, "quiet", False)) as progress:
+            for first in range(0, len(runnable), CHUNK):
+                chunk = runnable[first:first + CHUNK]
+                answers.update(zip((case.id for case in chunk), device.execute_batch(chunk)))
+                if args.record is not None and first + CHUNK < len(runnable):  # progress a later --update resumes
+                    _write(args.record, cases, reasons, answers, device.capabilities,
+                           f"spec-check stopped after {first + len(chunk)} of {len(runnable)} cases")
+                progress.advance(len(chunk))
         seconds = time.perf_counter() - start
     finally:
         device.close()
@@ -120,7 +126,7 @@ def run(args) -> int:
         if reasons[case.id] is not None:
             counts[case.operation]["not supported"] += 1
             continue
-        verdict = compare(case, answers[case.id], device.capabilities.aspects)
+        verdict = compare(case, answers[case.id], device.capabilities.aspects, device.capabilities.profile)
         counts[case.operation][verdict.outcome] += 1
         if verdict.outcome in ("fail", "device error"):
             problems.append((case.id, verdict.report().splitlines()[0]))

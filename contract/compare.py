@@ -45,6 +45,7 @@ class Divergence:
     where: str  # "tile 0 (0,1)", "tile 0 dtype", "flags", "encoding[2]"
     expected: str
     observed: str
+    coordinate: Optional[tuple] = None  # (row, col) of a tile element, when the divergence is one
 
     def __str__(self) -> str:
         return f"{self.where}: expected {self.expected}, observed {self.observed}"
@@ -70,6 +71,7 @@ class Verdict:
     case_id: str
     error: Optional[str] = None  # the device failed (Observation.error or a malformed observation)
     aspects: dict[str, AspectVerdict] = field(default_factory=dict)
+    inputs: list[str] = field(default_factory=list)  # a failure's inputs (``block_inputs``), for the report
 
     @property
     def failed(self) -> list[str]:
@@ -111,6 +113,8 @@ class Verdict:
                 f"{a} ({self.aspects[a].note})" if self.aspects[a].note else a for a in self.passed))
         if self.unobserved:
             lines.append("not observable on this device: " + ", ".join(self.unobserved))
+        if self.inputs:
+            lines += [self.inputs[0]] + ["  " + line for line in self.inputs[1:]]
         return "\n".join(lines)
 
 
@@ -161,9 +165,10 @@ def expected_aspects(case: Case, observation: Optional[Observation] = None) -> l
     return [a for a in ASPECTS if a in wanted]
 
 
-def compare(case: Case, observation: Observation, observable) -> Verdict:
+def compare(case: Case, observation: Observation, observable, profile: Optional[str] = None) -> Verdict:
     """Judge one observation; ``observable`` is the set of aspects the device can see
-    (``Capabilities.aspects``)."""
+    (``Capabilities.aspects``), ``profile`` the one it ran under (shown with a failure's inputs).
+    A failing verdict carries the case's inputs at its first divergence (``Verdict.inputs``)."""
     verdict = Verdict(case.id)
     if observation.error is not None:
         verdict.error = str(observation.error)
@@ -179,7 +184,20 @@ def compare(case: Case, observation: Observation, observable) -> Verdict:
     except MalformedObservation as exc:
         verdict.error = f"malformed observation: {exc}"
         verdict.aspects.clear()
+    if verdict.failed:
+        verdict.inputs = failure_inputs(case, verdict, profile)
     return verdict
+
+
+def failure_inputs(case: Case, verdict: Verdict, profile: Optional[str]) -> list[str]:
+    """The heading and lines of the inputs at the first divergence that has a tile coordinate
+    (else at none: the scalars, controls and words alone)."""
+    from .block_inputs import describe_inputs
+
+    firsts = [verdict.aspects[a].first for a in verdict.failed if verdict.aspects[a].first is not None]
+    at = next((d for d in firsts if d.coordinate is not None), None)
+    heading = f"inputs at the first divergence ({at.where}):" if at is not None else "inputs of the case:"
+    return [heading, *describe_inputs(case, at.coordinate if at is not None else None, profile, describe_bits)]
 
 
 def _check_structure(observation: Observation) -> None:
@@ -694,10 +712,10 @@ def _compare_grid(tally: _Tally, index: int, arrays: _TileArrays, value: np.ndar
     if bad_defined[r0, c0]:
         want = "defined" if want_defined[r0, c0] else "undefined"
         got = "defined" if observed_defined[r0, c0] else "undefined"
-        divergence = Divergence(f"tile {index} ({r0},{c0})", want, got)
+        divergence = Divergence(f"tile {index} ({r0},{c0})", want, got, (r0, c0))
     else:
         divergence = Divergence(f"tile {index} ({r0},{c0})", describe_bits(int(value[r0, c0]), dtype),
-                                describe_bits(int(observed[r0, c0]), dtype))
+                                describe_bits(int(observed[r0, c0]), dtype), (r0, c0))
     if tally.first is None:
         tally.first = divergence
     else:

@@ -60,8 +60,9 @@ def _supports(device, case) -> Optional[str]:
         return f"supports raised {type(exc).__name__}: {exc}"
 
 
-def observe(device, cases: list, batch_size: int) -> dict:
-    """Run ``cases`` on ``device``; case id -> Result."""
+def observe(device, cases: list, batch_size: int, progress=None) -> dict:
+    """Run ``cases`` on ``device``; case id -> Result. ``progress`` (a ``reports.progress.Progress``)
+    advances by each case answered."""
     from ..contract.case import Observation
     from ..contract.compare import compare
 
@@ -87,12 +88,14 @@ def observe(device, cases: list, batch_size: int) -> dict:
                 if late is not None:
                     results[case.id] = Result("not supported", first=late, detail=late)
                     continue
-            verdict = compare(case, observation, device.capabilities.aspects)
+            verdict = compare(case, observation, device.capabilities.aspects, device.capabilities.profile)
             outcome = verdict.outcome
             first = verdict.error or ""
             if verdict.failed:
                 first = str(verdict.aspects[verdict.failed[0]].first)
             results[case.id] = Result(outcome, tuple(verdict.failed), first, verdict.report())
+        if progress is not None:
+            progress.advance(len(chunk))
     return results
 
 
@@ -105,9 +108,12 @@ def recording_evidence(caps) -> str:
     return f"digest {extras['recording.digest']}; recorded from {extras.get('recording.device', '?')}"
 
 
-def run_columns(specs: list[str], cases: list, golden: bool, batch_size: Optional[int]) -> tuple[list, list]:
-    """Open and run every device; (columns, notes). ValueError when a device cannot be opened."""
+def run_columns(specs: list[str], cases: list, golden: bool, batch_size: Optional[int],
+                quiet: bool = True) -> tuple[list, list]:
+    """Open and run every device; (columns, notes). ValueError when a device cannot be opened.
+    Unless ``quiet``, each device's progress goes to stderr."""
     from ..plugins.base import open_device
+    from .progress import Progress
 
     devices = []
     try:
@@ -134,7 +140,10 @@ def run_columns(specs: list[str], cases: list, golden: bool, batch_size: Optiona
                             is_golden or spec.startswith("golden"), evidence=recording_evidence(caps))
             mine = [c for c in cases if caps.profile in c.profiles]
             size = batch_size or getattr(device, "batch_size", DEFAULT_BATCH)
-            column.results = observe(device, mine, size)
+            with Progress(f"compare {spec}", len(mine), "cases", quiet=quiet) as progress:
+                column.results = observe(device, mine, size, progress)
+                problems = sum(r.outcome in PROBLEMS for r in column.results.values())
+                progress.finish(f"{problems} failing or in error")
             columns.append(column)
         return columns, notes
     finally:
@@ -378,6 +387,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="do not run the golden model beside the devices")
     parser.add_argument("--batch-size", type=int, metavar="N",
                         help="cases per execute_batch call (default: the device's own, else 32)")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress lines on stderr (the report is printed all the same)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -399,7 +410,8 @@ def run(args: argparse.Namespace) -> int:
     vector_errors = [f.error for f in files if f.error is not None]
     vector_errors += [e for f in files for e in f.entries if isinstance(e, VectorError)]
     try:
-        columns, notes = run_columns(args.device, cases, not args.no_golden, args.batch_size)
+        columns, notes = run_columns(args.device, cases, not args.no_golden, args.batch_size,
+                                     quiet=getattr(args, "quiet", False))
     except ValueError as exc:
         print(f"pto-avs compare: {exc}", file=sys.stderr)
         return 2

@@ -108,7 +108,7 @@ class Judge:
             pending.append((position, judged_case(case, expect), expect, golden))
         observations = self.device.execute_batch([judged for _, judged, _, _ in pending]) if pending else []
         for (position, judged, expect, golden), observed in zip(pending, observations):
-            verdict = compare(judged, observed, self.device.capabilities.aspects)
+            verdict = compare(judged, observed, self.device.capabilities.aspects, self.device.capabilities.profile)
             if verdict.outcome not in ("fail", "device error"):
                 results[position] = ("agree", None)
                 continue
@@ -127,21 +127,29 @@ def _settings(examples: int, phases):
                     suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet)
 
 
-def generate(judge: Judge, strategy, examples: int, seed: int, result: CampaignResult) -> None:
-    """Draw ``examples`` examples, judge them in one device batch and count what happened (no shrinking)."""
+def generate(judge: Judge, strategy, examples: int, seed: int, result: CampaignResult, quiet: bool = True) -> None:
+    """Draw ``examples`` examples, judge them in one device batch and count what happened (no shrinking).
+    Unless ``quiet``, the drawing and the judging say how far they are on stderr."""
     from hypothesis import Phase, given
     from hypothesis import seed as seeded
+
+    from ...reports.progress import Progress
 
     @seeded(seed)
     @_settings(examples, [Phase.generate])
     @given(strategy)
     def campaign(scenario):
         drawn.append(scenario)
+        drawing.advance()
 
     drawn: list = []
     start = time.perf_counter()
-    campaign()  # draws the examples; they are judged together below, in one device batch
-    for scenario, (status, detail) in zip(drawn, judge.judge_many(drawn)):
+    with Progress("fuzz: drawing", examples, "examples", quiet=quiet) as drawing:
+        campaign()  # draws the examples; they are judged together below, in one device batch
+    with Progress(f"fuzz: judging on {getattr(judge.device, 'name', 'the device')}", len(drawn), "examples", quiet=quiet) as judging:
+        judged = judge.judge_many(drawn)  # one batch: a slow-starting device pays its start once
+        judging.advance(len(judged))
+    for scenario, (status, detail) in zip(drawn, judged):
         result.examples += 1
         if status == "unsupported":
             result.unsupported += 1
@@ -177,12 +185,14 @@ def shrink(judge: Judge, strategy, signature: tuple, budget: int, seed: int) -> 
 
 
 def run_campaign(device_spec: str, operation: str, examples: int, seed: int, out: Path,
-                 command: str, shrink_budget: Optional[int] = None) -> CampaignResult:
+                 command: str, shrink_budget: Optional[int] = None, quiet: bool = True) -> CampaignResult:
     """Generate, shrink each kind of disagreement (``shrink_budget`` examples per kind; default
-    max(2 x examples, 200); 0: keep the first example of each kind), write the reproducers."""
+    max(2 x examples, 200); 0: keep the first example of each kind), write the reproducers.
+    Unless ``quiet``, each phase's progress goes to stderr."""
     from .reproducer import write_reproducer
     from .scenarios import scenarios
     from ...plugins.base import open_device
+    from ...reports.progress import Progress
 
     device = open_device(device_spec)
     try:
@@ -192,12 +202,14 @@ def run_campaign(device_spec: str, operation: str, examples: int, seed: int, out
         allowed = device.capabilities.dtypes
         strategy = scenarios(operation, allowed)
         result = CampaignResult()
-        generate(judge, strategy, examples, seed, result)
+        generate(judge, strategy, examples, seed, result, quiet=quiet)
         start = time.perf_counter()
         budget = max(2 * examples, 200) if shrink_budget is None else shrink_budget
-        for signature in result.kinds:
-            found = shrink(judge, strategy, signature, budget, seed) if budget else None
-            result.shrunk[signature] = (found or result.first[signature], found is not None)
+        with Progress("fuzz: shrinking", len(result.kinds), "kinds", quiet=quiet or not result.kinds) as shrinking:
+            for signature in result.kinds:
+                found = shrink(judge, strategy, signature, budget, seed) if budget else None
+                result.shrunk[signature] = (found or result.first[signature], found is not None)
+                shrinking.advance()
         result.shrink_seconds = time.perf_counter() - start
         written = {}
         for signature, (disagreement, _) in result.shrunk.items():
@@ -227,6 +239,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "0 keeps the first example: for devices where each example costs seconds)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
                         help=f"directory for the reproducer vectors (default {DEFAULT_OUT}/)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
 
 
 def run(args) -> int:
@@ -237,7 +250,8 @@ def run(args) -> int:
     command = f"pto-avs fuzz --device {args.device} --op {args.op} --examples {args.examples} --seed {seed}"
     print(f"{command} --out {args.out}")
     try:
-        result = run_campaign(args.device, args.op, args.examples, seed, args.out, command, args.shrink_budget)
+        result = run_campaign(args.device, args.op, args.examples, seed, args.out, command, args.shrink_budget,
+                              quiet=getattr(args, "quiet", False))
     except ValueError as exc:
         print(f"pto-avs fuzz: {exc}", file=sys.stderr)
         return 2

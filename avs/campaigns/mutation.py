@@ -56,13 +56,15 @@ class GoldenVerdicts:
         key = (profile, case.id)
         if key not in self._passes:
             device = self._devices.setdefault(profile, self._open(profile))
-            verdict = compare(case, device.execute(case), device.capabilities.aspects)
+            verdict = compare(case, device.execute(case), device.capabilities.aspects, device.capabilities.profile)
             self._passes[key] = verdict.outcome == "pass"
         return self._passes[key]
 
 
-def run_mutant(spec: str, cases: Iterable, golden: GoldenVerdicts, first_only: bool = False) -> MutantResult:
-    """Run ``cases`` on ``mutant:<spec>`` and collect the cases that kill it."""
+def run_mutant(spec: str, cases: Iterable, golden: GoldenVerdicts, first_only: bool = False,
+               progress=None) -> MutantResult:
+    """Run ``cases`` on ``mutant:<spec>`` and collect the cases that kill it; ``progress`` (a
+    ``reports.progress.Progress``) advances by every case, those a ``first_only`` stop skips too."""
     from ...contract.compare import compare
     from ...plugins.mutants import open_device
 
@@ -70,15 +72,22 @@ def run_mutant(spec: str, cases: Iterable, golden: GoldenVerdicts, first_only: b
     profile = device.capabilities.profile
     result = MutantResult(f"{device.mutant.name}@{profile}", device.mutant.bug)
     start = time.perf_counter()
+    cases = list(cases)
+    seen = 0
     for case in cases:
+        seen += 1
+        if progress is not None:
+            progress.advance()
         if device.supports(case) is not None:
             continue
         result.cases_run += 1
-        verdict = compare(case, device.execute(case), device.capabilities.aspects)
+        verdict = compare(case, device.execute(case), device.capabilities.aspects, device.capabilities.profile)
         if verdict.outcome in KILLING_OUTCOMES and golden.passes(case, profile):
             result.killers.append(case.id)
             if first_only:
                 break
+    if progress is not None and seen < len(cases):
+        progress.advance(len(cases) - seen)
     result.seconds = time.perf_counter() - start
     return result
 
@@ -110,11 +119,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="run only the --vectors paths, not the shipped vectors")
     parser.add_argument("--first", action="store_true",
                         help="stop each mutant at its first killing case (fast; lists one vector per mutant)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
 
 
 def run(args) -> int:
     from ...contract.loader import VECTORS_DIR
     from ...plugins.mutants import MUTANTS
+    from ...reports.progress import Progress
 
     if args.vectors_only and not args.vectors:
         print("pto-avs mutants: --vectors-only needs at least one --vectors PATH", file=sys.stderr)
@@ -136,11 +147,15 @@ def run(args) -> int:
     golden = GoldenVerdicts()
     width = max(len(s) for s in MUTANTS) + len("@hw-ieee")
     results = []
-    for spec in specs:
-        result = run_mutant(spec, cases, golden, first_only=args.first)
-        results.append(result)
-        print(format_line(result, width), flush=True)
-    killed = sum(r.killed for r in results)
+    with Progress(f"mutants ({len(specs)})", len(specs) * len(cases), "cases",
+                  quiet=getattr(args, "quiet", False)) as progress:
+        for spec in specs:
+            result = run_mutant(spec, cases, golden, first_only=args.first, progress=progress)
+            results.append(result)
+            progress.clear()
+            print(format_line(result, width), flush=True)
+        killed = sum(r.killed for r in results)
+        progress.finish(f"{killed}/{len(results)} mutants killed")
     print(f"kill rate: {killed}/{len(results)} mutants killed ({100.0 * killed / len(results):.1f}%) "
           f"by {len(cases)} cases in {time.perf_counter() - start:.1f} s")
     return 0 if killed == len(results) else 1

@@ -201,7 +201,10 @@ def sweep_pair(device, golden, source: str, destination: str, batch: int = DEFAU
     return pair
 
 
-def run_sweep(device_spec: str, chosen: Iterable[tuple[str, str]], batch: int = DEFAULT_BATCH, report=print):
+def run_sweep(device_spec: str, chosen: Iterable[tuple[str, str]], batch: int = DEFAULT_BATCH, report=print,
+              progress=None):
+    """Every chosen pair on the device and the golden model; ``report`` gets each pair's row and
+    ``progress`` (a ``reports.progress.Progress``) advances by each pair."""
     from ...plugins.base import open_device
 
     device = open_device(device_spec)
@@ -210,8 +213,12 @@ def run_sweep(device_spec: str, chosen: Iterable[tuple[str, str]], batch: int = 
         results = []
         for source, destination in chosen:
             result = sweep_pair(device, golden, source, destination, batch)
+            if progress is not None:
+                progress.clear()
             report(result.line())
             results.append(result)
+            if progress is not None:
+                progress.advance()
         return results
     finally:
         device.close()
@@ -228,6 +235,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="only these destination types (repeatable)")
     parser.add_argument("--batch", type=int, default=DEFAULT_BATCH, metavar="N",
                         help=f"cases per execute_batch call (default {DEFAULT_BATCH})")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
 
 
 def run(args) -> int:
@@ -246,9 +254,14 @@ def run(args) -> int:
     print(f"pto-avs sweep --device {args.device} --level {args.level}: {len(chosen)} pairs x "
           f"{len(ROUNDINGS)} rounding codes x Sat 0/1")
     print(HEADER)
+    from ...reports.progress import Progress
+
     start = time.perf_counter()
     try:
-        results = run_sweep(args.device, chosen, args.batch)
+        with Progress(f"sweep {args.device}", len(chosen), "pairs", quiet=getattr(args, "quiet", False)) as progress:
+            results = run_sweep(args.device, chosen, args.batch, report=lambda line: print(line, flush=True),
+                                progress=progress)
+            progress.finish(f"{sum(bool(r.disagreements) for r in results)} pair(s) with disagreements")
     except ValueError as exc:
         print(f"pto-avs sweep: {exc}", file=sys.stderr)
         return 2

@@ -181,3 +181,71 @@ def test_values_are_shown_decoded():
     assert describe_bits(0xC8, "S8") == "0xC8 (-56)"
     assert describe_bits(0xF, "U4X2") == "0xF (15)"
     assert describe_bits(0x1FF, "U8") == "0x1FF (wider than the element)"
+
+
+# ---------------------------------------------------------------------------
+# the inputs shown at the first divergence
+
+
+def bundle_case(program, expect_tiles, state_tiles, gprs=None):
+    return Case(vector_id="PTO-AVS-X-RUNNER-COMPARE-001", name="inputs", operation="TMULS", kind="execution",
+                profiles=("pto-v0", "hw-ieee"), adrs=(), requirements=(),
+                state={"tile_capacity": 262144, "status": 0, "gprs": gprs or {}, "tiles": list(state_tiles)},
+                program=program, expect={"fault": None, "tiles": expect_tiles})
+
+
+def test_a_failure_shows_the_source_elements_scalars_controls_and_words_at_its_first_divergence():
+    # TMULS U8 of T0 [[7, 0x56]] by R5 = 3 (the TMULS-WIDTH-001 spec test point; its vector lists the
+    # words 0xDA219181 0x00200043 0x0008DE13 0x00028013 0x00000001). The device answers 0xFF at (0,1).
+    source = {"index": 0, "dtype": "U8", "capacity": 128, "cols": 2, "valid": [1, 2], "data": [[0x7, 0x56]]}
+    program = ("BSTART.VEC TMULS, U8\nB.DIM LB0=2\nB.IOT T0, mask=1111, <last>, ->T<1>\nB.IOR R5\nBSTOP",)
+    expect = [{"index": 1, "dtype": "U8", "data": [[0x15, 0x02]]}]
+    observed = Observation(fault=None, tiles={1: tile("U8", (1, 2), {(0, 0): 0x15, (0, 1): 0xFF}, rows=64, cols=2)})
+    verdict = compare(bundle_case(program, expect, [source], {5: 0x3}), observed, EVERYTHING, "pto-v0")
+    lines = verdict.report().splitlines()
+    at = lines.index("inputs at the first divergence (tile 1 (0,1)):")
+    assert lines[at + 1:] == [
+        "  profile: pto-v0",
+        "  source T[0] (B.IOT) U8 at (0,1): 0x56 (86)",
+        "  scalars: B.IOR a3 (R5)=0x3 (low 8 bits as U8: 0x03 (3))",
+        "  no B.DATR: rounding the operation default, Sat 0",
+        "  instruction words (5):",
+        "    0xDA219181  BSTART.VEC TMULS, U8",
+        "    0x00200043  B.DIM zero, 2, ->LB0",
+        "    0x0008DE13  B.IOT T#1, mask=1111, <last>, ->T<1>",
+        "    0x00028013  B.IOR a3",
+        "    0x00000001  BSTOP",
+    ]
+    passing = Observation(fault=None, tiles={1: tile("U8", (1, 2), {(0, 0): 0x15, (0, 1): 0x02}, rows=64, cols=2)})
+    clean = compare(bundle_case(program, expect, [source], {5: 0x3}), passing, EVERYTHING, "pto-v0")
+    assert clean.outcome == PASS and clean.inputs == []
+
+
+def test_the_inputs_name_a_datr_rounding_mode_and_sat_and_a_direct_calls_scalars():
+    source = {"index": 0, "dtype": "FP32", "capacity": 128, "cols": 2, "valid": [1, 2],
+              "data": [[0x3F800000, 0x3FC00000]]}
+    program = ("BSTART.VEC TMULS, FP32\nB.DATR RMode=RTZ, Sat=1\nB.DIM LB0=2\n"
+               "B.IOT T0, mask=1111, <last>, ->T<1>\nB.IOR R5\nBSTOP",)
+    expect = [{"index": 1, "data": [[0x3F800000, 0x3FC00000]]}]
+    observed = Observation(fault=None, tiles={1: tile("FP32", (1, 2), {(0, 0): 0x3F800000, (0, 1): 0}, cols=2)})
+    report = compare(bundle_case(program, expect, [source], {5: 0x3F800000}), observed, EVERYTHING).report()
+    assert "  source T[0] (B.IOT) FP32 at (0,1): 0x3FC00000 (1.5)" in report
+    assert "  B.DATR: rounding RTZ (RMode 2), Sat 1" in report
+    assert "  profile: not given (the case holds under pto-v0, hw-ieee)" in report
+    direct = ({"call": "TMULS", "dst": 1, "src": 0, "scalar": 0x40000000},)
+    report = compare(bundle_case(direct, expect, [source]), observed, EVERYTHING, "hw-ieee").report()
+    assert "  source T[0] (src) FP32 at (0,1): 0x3FC00000 (1.5)" in report
+    assert "  scalars: scalar=0x40000000" in report
+    assert "  TMULS call: rounding the operation default, Sat 0" in report
+    assert "  direct calls (no instruction words): TMULS(dst=1, src=0, scalar=1073741824)" in report
+
+
+def test_a_failure_without_a_coordinate_still_names_the_words_and_a_bad_program_says_so():
+    expect_fault = Case(vector_id="PTO-AVS-X-RUNNER-COMPARE-001", name="fault", operation="TMULS",
+                        kind="execution", profiles=("pto-v0",), adrs=(), requirements=(),
+                        state={"tiles": []}, program=(0xFFFFFFFF, "NOT AN INSTRUCTION"),
+                        expect={"fault": "Fault_IllegalInstruction"})
+    report = compare(expect_fault, Observation(fault=None), EVERYTHING, "pto-v0").report()
+    assert "inputs of the case:" in report
+    assert "    0xFFFFFFFF  .word 0xffffffff  # matches no command form" in report
+    assert "the program does not assemble:" in report
