@@ -47,7 +47,7 @@ KNOWN_DISAGREEMENTS: dict[str, str] = {
        "SPEC-CHOICE 25: a divisor Word with zero element bits and nonzero upper bits passes TilePayloadNonzero "
        "(whole Words), then TileIntegerDivRemValue asserts a nonzero divisor (asl/tile/model/execution/"
        "elementwise.asl:254), so the spec has no answer; the vector expects the project's choice, "
-       "Fault_TileLegality." for op in ("TDIV", "TREM")},
+       "Fault_TileLegality." for op in ("TDIV", "TREM", "TROWEXPANDDIV", "TCOLEXPANDDIV")},
     **{f"PTO-AVS-X-{op}-REF-001::predicate-destination-over-16384-elements":
        "SPEC-CHOICE 30: a predicate destination of 32768 elements is allocated, then TilePredicateLogicalIndex "
        "(range 0..16383) stops the ASL with a type error (asl/tile/model/definedness/elements.asl:263); the "
