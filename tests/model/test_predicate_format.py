@@ -11,7 +11,7 @@ from pto_avs.contract.case import Observation, TileObservation
 ALL_ASPECTS = frozenset(compare.ASPECTS)
 
 
-def load(tmp_path, case: str, operation: str = "TCMP"):
+def load(tmp_path, case: str, operation: str = "TSELS"):
     vector_id = "PTO-AVS-X-PRED-FORMAT-001"
     path = tmp_path / f"{vector_id}.yaml"
     path.write_text(f"""format: pto-avs-vector/1

@@ -17,6 +17,8 @@ from pto_avs.contract.case import ASPECTS, Case
 from pto_avs.contract.compare import compare
 from pto_avs.contract.loader import load_paths
 from pto_avs.plugins.golden import open_device
+from pto_avs.device_model.encoding.names import TEPL_OPS
+from pto_avs.device_model.ops import registry
 
 pytest_plugins = ["pytester"]
 
@@ -72,8 +74,9 @@ def test_refusals_are_device_errors_not_exceptions():
     assert device.execute(bad_state).error.startswith("initial state rejected: configure_tile(0): capacity 100")
     bad_text = dataclasses.replace(case, program=("BSTART.VEC NOSUCHOP, U8",))
     assert device.execute(bad_text).error.startswith("program rejected: ")
-    # TCOLMAX is a real tile operation the model does not implement: its run stops, which is no verdict.
-    unmodelled = dataclasses.replace(case, program=("BSTART.SFU TCOLMAX, FP32; BSTOP",))
+    # A real TEPL operation the model does not implement (yet): its run stops, which is no verdict.
+    name = next(name for name in TEPL_OPS if registry.find(name) is None)
+    unmodelled = dataclasses.replace(case, program=(f"BSTART.{TEPL_OPS[name][2]} {name}, FP32; BSTOP",))
     assert device.execute(unmodelled).error.startswith("the golden model does not model ")
 
 
