@@ -67,6 +67,8 @@ class Progress:
         rate = self.done / elapsed if elapsed > 0 else 0.0
         if self.total:
             text = f"{self.label}: {self.done}/{self.total} {self.unit} ({100 * self.done / self.total:.1f}%)"
+        elif self.total is None and not self.done:  # work that cannot count its steps: how long so far
+            return f"{self.label}: {duration(elapsed)} so far"
         else:
             text = f"{self.label}: {self.done} {self.unit}"
         text += f", {rate:.3g} {self.unit}/s" if rate else ""
@@ -85,7 +87,13 @@ class Progress:
         rate = f" ({self.done / elapsed:.3g} {self.unit}/s)" if elapsed > 0 and self.done else ""
         of = f" of {self.total}" if self.total is not None and self.done != self.total else ""
         text = f"{self.label}: {self.done}{of} {self.unit} in {duration(elapsed)}{rate}"
+        if self.total is None and not self.done:  # work that cannot count its steps
+            text = f"{self.label}: done in {duration(elapsed)}"
         self._show(text + (f"; {summary}" if summary else ""), final=True)
+
+    def tick(self) -> None:
+        """Show the line again if it is due, without a step done (waiting on a subprocess)."""
+        self.advance(0)
 
     def clear(self) -> None:
         """Before a command prints a line of its own: a terminal's progress line is wiped (and

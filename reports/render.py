@@ -30,12 +30,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Optional, Sequence
 
 from . import atomic
 from . import case_report as cr
 from .allure_files import CATEGORIES, CATEGORIES_FILE
+from .progress import Progress
 
 NODE_DIR = Path(__file__).resolve().parent / "allure"
 ALLURE_CLI = NODE_DIR / "node_modules" / "allure" / "cli.js"
@@ -125,9 +127,10 @@ def report_files(out: Path) -> list[tuple[Path, int]]:
 
 
 def render(results: Path, out: Path, name: str = "pto-avs", install: bool = True,
-           single_file: bool = True, force: bool = False) -> Path:
+           single_file: bool = True, force: bool = False, quiet: bool = True) -> Path:
     """Generate the HTML report of ``results`` into ``out`` (replaced whole, or left as it was):
-    self-contained pages by default, Allure's served multi-file report with ``single_file=False``."""
+    self-contained pages by default, Allure's served multi-file report with ``single_file=False``.
+    Unless ``quiet``, how long ``allure generate`` has run so far goes to stderr."""
     results, out = Path(results).resolve(), Path(out).resolve()
     if not force and not atomic.ours(out, _earlier_report):  # before any work: nothing of it is lost
         raise RenderError(f"{out} exists and is not a report written by pto-avs: nothing was replaced; "
@@ -147,13 +150,10 @@ def render(results: Path, out: Path, name: str = "pto-avs", install: bool = True
         staged = work / "report"
         config = work / "allurerc.json"
         config.write_text(json.dumps(allure_config(results, staged, name, single_file), indent=2))
-        try:
-            done = subprocess.run([node, str(ALLURE_CLI), "generate", str(results),
-                                   "--config", str(config)],
-                                  cwd=work, capture_output=True, text=True,
-                                  timeout=GENERATE_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            raise RenderError(f"allure generate ran past {GENERATE_TIMEOUT_S} s") from None
+        count = sum(1 for _ in results.glob("*-result.json"))
+        with Progress(f"allure-html: generating the report of {count} results", None, quiet=quiet) as progress:
+            done = _generate([node, str(ALLURE_CLI), "generate", str(results), "--config", str(config)], work,
+                             progress)
         missing = [v for v in VIEWS if not (staged / v / "index.html").is_file()]
         if done.returncode != 0 or missing or not (staged / "index.html").is_file():
             raise RenderError(f"allure generate failed (exit {done.returncode}"
@@ -164,6 +164,26 @@ def render(results: Path, out: Path, name: str = "pto-avs", install: bool = True
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return out
+
+
+def _generate(command: list, cwd: Path, progress: Progress) -> subprocess.CompletedProcess:
+    """Run ``allure generate``, showing the time so far while it runs (RenderError past the limit)."""
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + GENERATE_TIMEOUT_S
+    while True:
+        try:
+            stdout, stderr = process.communicate(timeout=1.0)
+            return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+        except subprocess.TimeoutExpired:
+            if time.monotonic() > deadline:
+                process.kill()
+                process.communicate()
+                raise RenderError(f"allure generate ran past {GENERATE_TIMEOUT_S} s") from None
+            progress.tick()
+        except BaseException:  # an interrupt: the subprocess does not outlive the command
+            process.kill()
+            process.communicate()
+            raise
 
 
 def _earlier_report(folder: Path) -> bool:
@@ -187,12 +207,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "self-contained single-file pages that open from disk)")
     parser.add_argument("--no-install", action="store_true",
                         help="fail instead of running 'npm ci' when Allure 3 is not installed")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         out = render(args.results, args.out, args.name, install=not args.no_install,
-                     single_file=not args.served, force=args.force)
+                     single_file=not args.served, force=args.force, quiet=getattr(args, "quiet", False))
     except (RenderError, OSError) as exc:
         print(f"pto-avs allure-html: {exc}", file=sys.stderr)
         return 2
