@@ -71,7 +71,17 @@ class Verdict:
     case_id: str
     error: Optional[str] = None  # the device failed (Observation.error or a malformed observation)
     aspects: dict[str, AspectVerdict] = field(default_factory=dict)
-    inputs: list[str] = field(default_factory=list)  # a failure's inputs (``block_inputs``), for the report
+    # (case, profile) of a failure, whose inputs ``inputs`` describes when first asked (``report`` asks)
+    failure_source: Optional[tuple] = field(default=None, repr=False, compare=False)
+    _inputs: Optional[list] = field(default=None, repr=False, compare=False)
+
+    @property
+    def inputs(self) -> list[str]:
+        """A failure's inputs at its first divergence (``block_inputs``): a heading and its lines;
+        empty unless the verdict fails. Computed on first use: a campaign that only counts pays nothing."""
+        if self._inputs is None:
+            self._inputs = failure_inputs(*self.failure_source, self) if self.failure_source and self.failed else []
+        return self._inputs
 
     @property
     def failed(self) -> list[str]:
@@ -168,7 +178,7 @@ def expected_aspects(case: Case, observation: Optional[Observation] = None) -> l
 def compare(case: Case, observation: Observation, observable, profile: Optional[str] = None) -> Verdict:
     """Judge one observation; ``observable`` is the set of aspects the device can see
     (``Capabilities.aspects``), ``profile`` the one it ran under (shown with a failure's inputs).
-    A failing verdict carries the case's inputs at its first divergence (``Verdict.inputs``)."""
+    A failing verdict names the case's inputs at its first divergence (``Verdict.inputs``)."""
     verdict = Verdict(case.id)
     if observation.error is not None:
         verdict.error = str(observation.error)
@@ -184,12 +194,11 @@ def compare(case: Case, observation: Observation, observable, profile: Optional[
     except MalformedObservation as exc:
         verdict.error = f"malformed observation: {exc}"
         verdict.aspects.clear()
-    if verdict.failed:
-        verdict.inputs = failure_inputs(case, verdict, profile)
+    verdict.failure_source = (case, profile)
     return verdict
 
 
-def failure_inputs(case: Case, verdict: Verdict, profile: Optional[str]) -> list[str]:
+def failure_inputs(case: Case, profile: Optional[str], verdict: Verdict) -> list[str]:
     """The heading and lines of the inputs at the first divergence that has a tile coordinate
     (else at none: the scalars, controls and words alone)."""
     from .block_inputs import describe_inputs
