@@ -324,6 +324,7 @@ class Suite:
         self.markexpr = _keyword_expression(opts.markexpr)  # -m (same grammar as -k)
         self.wanted_adrs = frozenset(opts.avs_adr)
         self.unread = 0  # files whose cases the selection cannot reach
+        self.module_paths: set = set()  # the modules whose conformance function this suite replaced
 
     def load(self, source):
         from ..contract.loader import load_source
@@ -516,6 +517,7 @@ def pytest_pycollect_makeitem(collector, name, obj):
         suite = _suite(collector.config)
     except SuiteError as exc:
         raise collector.CollectError(f"pto-avs: {exc}") from None
+    suite.module_paths.add(str(collector.path))
     return [VectorCollector.from_parent(collector, name=source.name, source=source) for source in suite.sources]
 
 
@@ -524,6 +526,51 @@ def pytest_terminal_summary(terminalreporter, config):
     if suite is not None and suite.unread:  # (so the deselected count leaves them out)
         terminalreporter.write_line(f"pto-avs: {suite.unread} vector file(s) not read: "
                                     "-k/-m/--adr selects none of their cases")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session):
+    """A node ID naming no vector file, or no case of its file, is said in those words (pytest
+    itself lists the collectors it searched, ``no match in any of [<Module ...>]``)."""
+    try:
+        return (yield)
+    except pytest.UsageError as exc:
+        suite = session.config.stash.get(SUITE_KEY, None)
+        said = [_not_found_in_suite(suite, str(arg)) for arg in exc.args] if suite is not None else []
+        if not said or not any(said):
+            raise
+        raise pytest.UsageError(*[ours or str(arg) for ours, arg in zip(said, exc.args)]) from None
+
+
+def _not_found_in_suite(suite, message: str) -> Optional[str]:
+    """Our words for pytest's ``not found: PATH::ID[::CASE]`` of a conformance node ID, else None."""
+    from ..plugins.base import did_you_mean
+
+    head, _, _ = message.partition("\n")
+    if not head.startswith("not found: "):
+        return None
+    path, *names = head[len("not found: "):].split("::")
+    if path not in suite.module_paths or not names or len(names) > 2:
+        return None
+    by_name = {source.name: source for source in suite.sources}
+    if names[0] not in by_name:
+        shown = ", ".join(sorted(by_name)[:3]) + (", ..." if len(by_name) > 3 else "")
+        return (f"pto-avs: no vector file with ID {names[0]}{did_you_mean(names[0], by_name, cutoff=0.9)}: the node ID after "
+                f"the module is a vector file's name without .yaml, among the {len(by_name)} vector file(s) of "
+                f"this run ({shown or 'none'})")
+    if len(names) < 2:
+        return None
+    source = by_name[names[0]]
+    loaded = suite.load(source)
+    cases = [getattr(entry, "name", None) or getattr(entry, "label", "") for entry in loaded.entries]
+    wanted = names[1].split("[")[0]
+    if wanted in cases:  # (pytest leaves a [...] suffix out of its message)
+        labels = ", ".join(slot.label for slot in suite.slots)
+        return (f"pto-avs: vector file {source.display} has case {wanted!r}, but not on the device asked for: "
+                f"the devices of this run are {labels or 'none'} (a node ID carries the [device] suffix only when "
+                f"several devices run, and a case runs only on the devices whose profile it holds under)")
+    return (f"pto-avs: vector file {source.display} has no case {wanted!r}{did_you_mean(wanted, cases)}"
+            f" (its cases: {', '.join(cases) or 'none'})")
 
 
 _MARKS: dict = {}  # marker name -> its MarkDecorator (made once: thousands of items share a few)

@@ -82,9 +82,10 @@ def available_devices() -> dict[str, DeviceFactory]:
     return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 
-def did_you_mean(word: str, choices) -> str:
-    """`` (did you mean 'x'?)`` for the closest of ``choices`` to a misspelt ``word``, else ''."""
-    close = difflib.get_close_matches(word, [str(c) for c in choices], n=1, cutoff=0.6)
+def did_you_mean(word: str, choices, cutoff: float = 0.6) -> str:
+    """`` (did you mean 'x'?)`` for the closest of ``choices`` to a misspelt ``word``, else ''
+    (``cutoff``: the least similarity, 0..1; long names that share a prefix need a higher one)."""
+    close = difflib.get_close_matches(word, [str(c) for c in choices], n=1, cutoff=cutoff)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 

@@ -578,3 +578,16 @@ def test_the_closing_tables_are_per_adr_with_adr_and_absent_under_quiet(avs):
     quiet = avs.run(*two_labs(avs), "-q")
     quiet.stdout.fnmatch_lines(["pto-avs: 7 pass, 1 fail"])
     assert "operation  cases" not in quiet.stdout.str() and "first divergence PTO" not in quiet.stdout.str()
+
+
+def test_a_node_id_that_does_not_exist_names_the_vector_file_or_case_not_found(avs):
+    device = lab(avs)
+    no_file = avs.run("--device", device, "test_avs.py::PTO-AVS-TILE-TMULS-WIDTH-002")
+    assert no_file.ret == pytest.ExitCode.USAGE_ERROR
+    assert ("pto-avs: no vector file with ID PTO-AVS-TILE-TMULS-WIDTH-002 (did you mean "
+            "'PTO-AVS-TILE-TMULS-WIDTH-001'?)" in no_file.stderr.str())
+    no_case = avs.run("--device", device, f"test_avs.py::{TMULS}s")
+    assert no_case.ret == pytest.ExitCode.USAGE_ERROR
+    no_case.stderr.fnmatch_lines(["*pto-avs: vector file *PTO-AVS-TILE-TMULS-WIDTH-001.yaml has no case "
+                                  "'u8-times-3-wrapss' (did you mean 'u8-times-3-wraps'?) (its cases: u8-times-3-wraps)"])
+    assert "no match in any of" not in no_file.stderr.str() + no_case.stderr.str()
