@@ -110,13 +110,19 @@ def run(args) -> int:
         start = time.perf_counter()
         with Progress(f"spec-check {args.device}", len(runnable), "cases",
                       quiet=getattr(args, "quiet", False)) as progress:
+            # A device that splits a batch into runs of its own (aslref:...,batch=N) is handed one run
+            # at a time, which is the same work and shows progress after each run, not each CHUNK.
+            own = getattr(device, "batch", 0)
+            step = min(CHUNK, own) if isinstance(own, int) and own > 0 else CHUNK
             for first in range(0, len(runnable), CHUNK):
                 chunk = runnable[first:first + CHUNK]
-                answers.update(zip((case.id for case in chunk), device.execute_batch(chunk)))
+                for part in range(0, len(chunk), step):
+                    piece = chunk[part:part + step]
+                    answers.update(zip((case.id for case in piece), device.execute_batch(piece)))
+                    progress.advance(len(piece))
                 if args.record is not None and first + CHUNK < len(runnable):  # progress a later --update resumes
                     _write(args.record, cases, reasons, answers, device.capabilities,
                            f"spec-check stopped after {first + len(chunk)} of {len(runnable)} cases")
-                progress.advance(len(chunk))
         seconds = time.perf_counter() - start
     finally:
         device.close()
