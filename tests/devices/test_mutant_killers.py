@@ -1,5 +1,6 @@
-"""The reduction mutants (plugins/mutants.py, ``reduction-*``) and the vector case that kills
-each: the mutant fails the case, the golden model passes it."""
+"""Mutants pinned to the one shipped case that kills each (plugins/mutants.py): the mutant fails
+that case and the golden model passes it. A family adds its mutants to KILLERS as it lands; the
+strength mutants, which a whole class of cases kills, are tests/devices/test_mutants_strength.py."""
 from __future__ import annotations
 
 import pytest
@@ -8,12 +9,21 @@ from pto_avs.avs.campaigns import mutation
 from pto_avs.contract.loader import VECTORS_DIR
 
 KILLERS = {  # mutant -> the case that kills it (the mechanism it pins)
+    # reductions
     "reduction-fold-reassociated": "PTO-AVS-X-TROWSUM-REF-001::order-fp32-finite-nx-hw-ieee",  # fold order
     "reduction-tie-last-index": "PTO-AVS-TILE-TROWARGMAX-TIE-001::direct-call",  # tie index
     "reduction-nan-propagates": "PTO-AVS-X-TROWMAX-REF-001::pairs-fp32-noflag",  # NaN handling
     "reduction-reads-padding": "PTO-AVS-X-TROWSUM-REF-001::partial-region-u16",  # padding read into a sum
     "reduction-extreme-from-zero": "PTO-AVS-X-TROWMAX-REF-001::pairs-s8-noflag",  # the first element starts
     "reduction-status-dropped": "PTO-AVS-X-TROWMAX-REF-001::pairs-fp32-finite-nv",  # flags ORed and recorded
+    # broadcasts and partial operations
+    "broadcast-shape-unchecked": "PTO-AVS-X-TROWEXPANDADD-REF-001::broadcast-shape-direct",
+    "broadcast-first-element": "PTO-AVS-X-TROWEXPANDSUB-REF-001::region-bundle",
+    "broadcast-padding-skipped": "PTO-AVS-X-TCOLEXPANDMUL-REF-001::region-pad-max",
+    "broadcast-status-dropped": "PTO-AVS-X-TROWEXPANDDIV-REF-001::float-zero-divisor-pto-v0",
+    "expdif-no-discriminator": "PTO-AVS-TILE-EXPDIF-STAGE3-DECODED-001::04-row-fp16-fp32-fp32-pto-v0",
+    "expdif-source-precision": "PTO-AVS-TILE-EXPDIF-STAGE3-DECODED-001::09-column-fp16-fp32-fp32-hw-ieee",
+    "partial-tail-zeroed": "PTO-AVS-TILE-TPARTADD-OVERLAP-001::direct-call",
 }
 
 
