@@ -40,7 +40,8 @@ from .numeric import PROFILES
 from .ops import installed  # noqa: F401  (every operation joins the registry)
 from .ops import registry
 from .padding import pad_name
-from .state import (GPR_COUNT, MAX_PREDICATE_ELEMENTS, MAX_TILE_CAPACITY, TILE_COUNT, WORD_MASK,
+from .memory import MAX_MEMORY_BYTES, MEMORY_AGENTS, MIN_MEMORY_BYTES, memory_size_legal
+from .state import (GPR_COUNT, MAX_PREDICATE_ELEMENTS, MAX_TILE_CAPACITY, SHARED_TILE_COUNT, TILE_COUNT, WORD_MASK,
                     MachineState, allocation_bytes, capacity_legal, cube_shape_legal, logical_capacity,
                     mask_text, new_cube_tile, new_ordinary_tile, new_predicate_tile, parse_mask,
                     predicate_storage_bytes, shape_legal)
@@ -53,6 +54,7 @@ class RunResult:
     detail: str = ""  # which item faulted or stopped, and why
     stopped: Optional[str] = None  # set when an unmodelled instruction stopped the run
     step: Optional[int] = None  # index of the faulting/stopping step (instructions and calls in order)
+    fault_address: Optional[int] = None  # the faulting data address of Fault_DataAlignment/Fault_DataPage
 
     @property
     def outcome(self) -> str:
@@ -88,6 +90,11 @@ class Snapshot:
     tiles: dict = field(default_factory=dict)  # TileIndex -> TileView
     tile_capacity: int = 0
     gprs: tuple = ()
+    memory: bytes = b""  # the whole memory image
+    events: tuple = ()  # memory.MemoryEvent records captured since the program started
+    events_overflowed: bool = False  # capture ran past the spec's bound (the first 16 are kept)
+    shared_tiles: dict = field(default_factory=dict)  # SharedTileIndex -> TileView
+    pe_gprs: tuple = ()  # the four GPR files, PE 0 first
 
     def differences(self, other: "Snapshot") -> list:
         """Human-readable differences between two snapshots (empty when equal)."""
@@ -148,45 +155,73 @@ class Machine:
             raise ValueError(f"GPR index {index!r} must be 1..{GPR_COUNT - 1} (R0 reads zero)")
         self._state.gprs[index] = _word(value, f"GPR R{index} value")
 
+    def set_pe_gpr(self, pe: int, index: int, value: int) -> None:
+        """GPR ``index`` of PE ``pe``'s private file (PE 0's file is ``set_gpr``'s)."""
+        if isinstance(pe, bool) or not isinstance(pe, int) or not 0 <= pe < MEMORY_AGENTS:
+            raise ValueError(f"PE {pe!r} must be 0..{MEMORY_AGENTS - 1}")
+        if pe == 0:
+            self.set_gpr(index, value)
+            return
+        if not isinstance(index, int) or not 1 <= index < GPR_COUNT:
+            raise ValueError(f"GPR index {index!r} must be 1..{GPR_COUNT - 1} (R0 reads zero)")
+        files = list(self._state.peer_gprs)
+        registers = list(files[pe - 1])
+        registers[index] = _word(value, f"PE {pe} GPR R{index} value")
+        files[pe - 1] = tuple(registers)
+        self._state.peer_gprs = tuple(files)
+
+    def set_memory_size(self, size: int) -> None:
+        """PTO_MODEL_MEMORY_BYTES (256..65536; default 4096): memory becomes that many zero bytes."""
+        if not memory_size_legal(size):
+            raise ValueError(f"memory size {size!r} must be an int {MIN_MEMORY_BYTES}..{MAX_MEMORY_BYTES}")
+        self._state.memory = bytes(size)
+
+    def write_memory(self, address: int, data: bytes) -> None:
+        """Set memory bytes from ``address`` on (set-up: no event, no fault; the bytes must fit)."""
+        data = bytes(data)
+        size = self._state.memory_size
+        if isinstance(address, bool) or not isinstance(address, int) or address < 0 or address + len(data) > size:
+            raise ValueError(f"memory region at {address!r} of {len(data)} bytes does not fit the {size}-byte memory")
+        image = bytearray(self._state.memory)
+        image[address:address + len(data)] = data
+        self._state.memory = bytes(image)
+
     def configure_tile(self, index, dtype, capacity: int, cols: Optional[int] = None, valid=(1, 1),
                        layout: str = "RowMajor", location: Optional[str] = None, mask="1111") -> None:
         """Allocate tile ``index`` (every element undefined). Rows are derived from
         capacity, columns and type; CUBE layouts derive rows and columns from the
         valid region and need location Matrix."""
         index = _tile_index(index)
-        t = dtypes.dtype(dtype)
-        layout = layout_name(layout)
-        location = location_name(location or ("Matrix" if is_cube(layout) else "Any"))
-        mask = parse_mask(mask)
-        valid_rows, valid_cols = (int(v) for v in valid)
         limit = self._state.tile_capacity
         where = f"configure_tile({index})"
-        _check_allocation(where, mask, capacity, limit)
-        if is_cube(layout):
-            if location != "Matrix":
-                raise ValueError(f"{where}: a {layout} tile has location Matrix")
-            if not cube_shape_legal(capacity, valid_rows, valid_cols, t, layout, limit):
-                raise ValueError(f"{where}: no legal {layout} {t.name} tile of valid {valid_rows}x{valid_cols} "
-                                 f"fits {capacity} bytes")
-            geometry = cube_geometry(layout, t, valid_rows, valid_cols)
-            if cols is not None and cols != geometry.cols:
-                raise ValueError(f"{where}: {layout} columns are derived ({geometry.cols}), not {cols}")
-            tile = new_cube_tile(t, layout, capacity, valid_rows, valid_cols, mask)
-        else:
-            if cols is None:
-                raise ValueError(f"{where}: cols is required for layout {layout}")
-            rows = derived_rows(capacity, cols, t.bits)
-            if not shape_legal(capacity, cols, valid_rows, valid_cols, t) or \
-                    rows * cols > logical_capacity(capacity, t):
-                raise ValueError(f"{where}: {capacity} bytes of {t.name} with {cols} columns (a power of two "
-                                 f"dividing the capacity) cannot hold valid {valid_rows}x{valid_cols}")
-            if not generic_indexing_permitted(layout, t.bits, rows, cols):
-                raise ValueError(f"{where}: {layout} needs rows % 16 == 0 and cols % {256 // t.bits} == 0 "
-                                 f"(got {rows}x{cols})")
-            tile = new_ordinary_tile(t, layout, location, capacity, cols, valid_rows, valid_cols, mask)
-        if self._state.capacity_in_use(excluding=index) + allocation_bytes(mask, capacity) > limit:
+        tile = _configured_tile(where, dtype, capacity, cols, valid, layout, location, mask, limit)
+        if self._state.capacity_in_use(excluding=index) + allocation_bytes(tile.mask, capacity) > limit:
             raise ValueError(f"{where}: the tile capacity {limit} would be exceeded")
         self._state.tiles[index] = tile
+
+    def configure_shared_tile(self, index: int, dtype, capacity: int, cols: Optional[int] = None, valid=(1, 1),
+                              layout: str = "RowMajor", location: Optional[str] = None, mask="1111") -> None:
+        """Configure shared tile register S``index`` (0..255) with the descriptor rules of
+        ``configure_tile`` (every element undefined); shared registers are not counted in
+        the core tile capacity."""
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < SHARED_TILE_COUNT:
+            raise ValueError(f"shared tile {index!r} must be a SharedTileIndex 0..{SHARED_TILE_COUNT - 1}")
+        tile = _configured_tile(f"configure_shared_tile({index})", dtype, capacity, cols, valid, layout, location,
+                                mask, MAX_TILE_CAPACITY)
+        shared = list(self._state.shared_tiles)
+        shared[index] = tile
+        self._state.shared_tiles = tuple(shared)
+
+    def write_shared_tile(self, index: int, words, defined=None) -> None:
+        """``write_tile`` for shared tile register S``index``."""
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < SHARED_TILE_COUNT:
+            raise ValueError(f"shared tile {index!r} must be a SharedTileIndex 0..{SHARED_TILE_COUNT - 1}")
+        tile = self._state.shared_tiles[index]
+        if tile is None:
+            raise ValueError(f"write_shared_tile({index}): the shared tile is not configured")
+        shared = list(self._state.shared_tiles)
+        shared[index] = _written(tile, words, defined, f"write_shared_tile({index})")
+        self._state.shared_tiles = tuple(shared)
 
     def configure_predicate_tile(self, index, capacity: int, rows: int, cols: int, valid=(1, 1),
                                  mask="1111") -> None:
@@ -218,21 +253,7 @@ class Machine:
         tile = self._state.tiles[index]
         if tile is None:
             raise ValueError(f"write_tile({index}): the tile is not configured")
-        values = _words_array(words, f"write_tile({index}) words")
-        region = values.shape
-        if region not in ((tile.rows, tile.cols), (tile.valid_rows, tile.valid_cols)):
-            raise ValueError(f"write_tile({index}): words shape {region} is neither rows x cols "
-                             f"{(tile.rows, tile.cols)} nor the valid region {(tile.valid_rows, tile.valid_cols)}")
-        if tile.predicate and (values > 1).any():
-            raise ValueError(f"write_tile({index}): a predicate tile holds bits 0 and 1")
-        flags = np.ones(region, dtype=bool) if defined is None else np.asarray(defined, dtype=bool)
-        if flags.shape != region:
-            raise ValueError(f"write_tile({index}): defined shape {flags.shape} differs from words {region}")
-        target = tile.index_map[: region[0], : region[1]]
-        payload, defined_array = tile.payload.copy(), tile.defined.copy()
-        payload[target] = values & np.uint64(tile.element_mask)
-        defined_array[target] = flags
-        self._state.tiles[index] = tile.with_contents(payload, defined_array)
+        self._state.tiles[index] = _written(tile, words, defined, f"write_tile({index})")
 
     # --- execution ---------------------------------------------------------
     def run(self, program) -> RunResult:
@@ -249,7 +270,7 @@ class Machine:
             except Fault as fault:
                 self._block = BlockState()
                 return RunResult(fault.kind, encoding, f"step {number} ({step.text}): {fault.reason}",
-                                 step=number)
+                                 step=number, fault_address=fault.address)
             except Unmodelled as stop:
                 if stop.state is not None:  # the stopping BSTART completed the open block
                     self._state = stop.state
@@ -262,17 +283,19 @@ class Machine:
     # --- observation -------------------------------------------------------
     def snapshot(self) -> Snapshot:
         state = self._state
-        tiles = {}
-        for index, tile in enumerate(state.tiles):
-            if tile is None:
-                continue
-            tiles[index] = TileView(tile.dtype.name, tile.layout, tile.location, tile.rows, tile.cols,
-                                    (tile.valid_rows, tile.valid_cols), tile.capacity, mask_text(tile.mask),
-                                    tile.words(), tile.defined_grid(),
-                                    tile.payload & np.uint64(tile.dtype.mask), tile.storage_kind,
-                                    tile.packed_bytes() if tile.predicate else None)
+        tiles = {index: _view(tile) for index, tile in enumerate(state.tiles) if tile is not None}
+        shared = {index: _view(tile) for index, tile in enumerate(state.shared_tiles) if tile is not None}
         return Snapshot(state.status, state.capacity_in_use(), tiles, state.tile_capacity,
-                        tuple(state.gprs))
+                        tuple(state.gprs), state.memory, state.memory_events, state.memory_log.overflowed,
+                        shared, state.pe_gprs)
+
+
+def _view(tile) -> TileView:
+    return TileView(tile.dtype.name, tile.layout, tile.location, tile.rows, tile.cols,
+                    (tile.valid_rows, tile.valid_cols), tile.capacity, mask_text(tile.mask),
+                    tile.words(), tile.defined_grid(),
+                    tile.payload & np.uint64(tile.dtype.mask), tile.storage_kind,
+                    tile.packed_bytes() if tile.predicate else None)
 
 
 # ----------------------------------------------------------------------------
@@ -297,6 +320,59 @@ def _words_array(words, what: str) -> np.ndarray:
         return array.astype(np.int64).astype(np.uint64)
     return np.vectorize(lambda v: _word(v, what), otypes=[np.uint64])(array) if array.size else \
         array.astype(np.uint64)
+
+
+def _configured_tile(where: str, dtype, capacity: int, cols, valid, layout, location, mask, limit: int):
+    """The tile ``configure_tile`` allocates (every element undefined), its descriptor checked
+    against the tile rules (ValueError otherwise)."""
+    t = dtypes.dtype(dtype)
+    layout = layout_name(layout)
+    location = location_name(location or ("Matrix" if is_cube(layout) else "Any"))
+    mask = parse_mask(mask)
+    valid_rows, valid_cols = (int(v) for v in valid)
+    _check_allocation(where, mask, capacity, limit)
+    if is_cube(layout):
+        if location != "Matrix":
+            raise ValueError(f"{where}: a {layout} tile has location Matrix")
+        if not cube_shape_legal(capacity, valid_rows, valid_cols, t, layout, limit):
+            raise ValueError(f"{where}: no legal {layout} {t.name} tile of valid {valid_rows}x{valid_cols} "
+                             f"fits {capacity} bytes")
+        geometry = cube_geometry(layout, t, valid_rows, valid_cols)
+        if cols is not None and cols != geometry.cols:
+            raise ValueError(f"{where}: {layout} columns are derived ({geometry.cols}), not {cols}")
+        tile = new_cube_tile(t, layout, capacity, valid_rows, valid_cols, mask)
+    else:
+        if cols is None:
+            raise ValueError(f"{where}: cols is required for layout {layout}")
+        rows = derived_rows(capacity, cols, t.bits)
+        if not shape_legal(capacity, cols, valid_rows, valid_cols, t) or \
+                rows * cols > logical_capacity(capacity, t):
+            raise ValueError(f"{where}: {capacity} bytes of {t.name} with {cols} columns (a power of two "
+                             f"dividing the capacity) cannot hold valid {valid_rows}x{valid_cols}")
+        if not generic_indexing_permitted(layout, t.bits, rows, cols):
+            raise ValueError(f"{where}: {layout} needs rows % 16 == 0 and cols % {256 // t.bits} == 0 "
+                             f"(got {rows}x{cols})")
+        tile = new_ordinary_tile(t, layout, location, capacity, cols, valid_rows, valid_cols, mask)
+    return tile
+
+
+def _written(tile, words, defined, where: str):
+    """``tile`` with ``words`` written at logical coordinates (see ``Machine.write_tile``)."""
+    values = _words_array(words, f"{where} words")
+    region = values.shape
+    if region not in ((tile.rows, tile.cols), (tile.valid_rows, tile.valid_cols)):
+        raise ValueError(f"{where}: words shape {region} is neither rows x cols "
+                         f"{(tile.rows, tile.cols)} nor the valid region {(tile.valid_rows, tile.valid_cols)}")
+    if tile.predicate and (values > 1).any():
+        raise ValueError(f"{where}: a predicate tile holds bits 0 and 1")
+    flags = np.ones(region, dtype=bool) if defined is None else np.asarray(defined, dtype=bool)
+    if flags.shape != region:
+        raise ValueError(f"{where}: defined shape {flags.shape} differs from words {region}")
+    target = tile.index_map[: region[0], : region[1]]
+    payload, defined_array = tile.payload.copy(), tile.defined.copy()
+    payload[target] = values & np.uint64(tile.element_mask)
+    defined_array[target] = flags
+    return tile.with_contents(payload, defined_array)
 
 
 def _check_allocation(where: str, mask: int, capacity: int, limit: int) -> None:
@@ -336,9 +412,10 @@ def _prepare(program) -> list:
     return steps
 
 
-_TILE_ARGUMENTS = frozenset({"dst", "src", "src1", "src2", "acc", "a", "a_scale", "b", "b_scale"})
+_TILE_ARGUMENTS = frozenset({"dst", "dst1", "src", "src1", "src2", "acc", "a", "a_scale", "b", "b_scale"})
 _TYPE_ARGUMENTS = frozenset({"dtype", "atype", "btype"})
-_FLAG_ARGUMENTS = frozenset({"sat", "canonicalize"})
+_FLAG_ARGUMENTS = frozenset({"sat", "canonicalize", "descending"})
+_COUNT_ARGUMENTS = frozenset({"sort_width"})  # small integers an operation bounds in its check_call
 _WORD_ARGUMENTS = frozenset({"scalar", "multiplier", "zero_point", "quant_param", "relu_param"})
 
 
@@ -378,6 +455,10 @@ def _direct_argument(name: str, key: str, value):
         return bool(value)
     if key in _WORD_ARGUMENTS:
         return _word(value, f"direct {name} {key}")
+    if key in _COUNT_ARGUMENTS:
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise ValueError(f"direct {name}: {key} must be an integer")
+        return int(value)
     if key == "pad":
         return pad_name(value)
     if key == "rounding":

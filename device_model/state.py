@@ -26,8 +26,10 @@ import numpy as np
 from . import dtypes as dt
 from .layouts import (CELL_BYTES, MODEL_TILE_ELEMENTS, cube_geometry, cube_index_map,
                       derived_rows, generic_indexing_permitted, is_cube, ordinary_index_map)
+from .memory import DEFAULT_MEMORY_BYTES, MEMORY_AGENTS, EventLog
 
 TILE_COUNT = 64
+SHARED_TILE_COUNT = 256  # PTO_SHARED_TILE_COUNT: S0..S255
 HANDS = "TUMN"  # hand index = TileIndex // 16
 GPR_COUNT = 24  # absolute GPRs R0..R23; R0 reads zero
 RESET_TILE_CAPACITY = 262144
@@ -309,18 +311,46 @@ def allocation_bytes(mask: int, capacity: int) -> int:
 
 @dataclass
 class MachineState:
-    """Architectural state the four operations read and write."""
+    """Architectural state the operations read and write.
+
+    Beyond the tiles: global memory (an immutable little-endian ``bytes`` image of
+    ``memory_size`` bytes, all zero at reset: asl/arch/profile/reset.asl), the captured
+    memory events (``memory_events``; ``memory_log`` also says whether capture ran past the
+    spec's bound of 16), the GPR files of PE 1..3 (``peer_gprs``; PE 0's file is ``gprs``,
+    ``pe_gprs`` gives all four) and the shared tile registers S0..S255 (``shared_tiles``,
+    a tuple of Tile or None; shared-registers.asl)."""
 
     tiles: list = field(default_factory=lambda: [None] * TILE_COUNT)
     gprs: list = field(default_factory=lambda: [0] * GPR_COUNT)
     status: int = 0  # NumericStatus flags NV DZ OF UF NX (bit 0 = NV)
     tile_capacity: int = RESET_TILE_CAPACITY
+    memory: bytes = bytes(DEFAULT_MEMORY_BYTES)
+    memory_log: EventLog = EventLog()
+    peer_gprs: tuple = ((0,) * GPR_COUNT,) * (MEMORY_AGENTS - 1)
+    shared_tiles: tuple = (None,) * SHARED_TILE_COUNT
 
     def copy(self) -> "MachineState":
-        return MachineState(list(self.tiles), list(self.gprs), self.status, self.tile_capacity)
+        return replace(self, tiles=list(self.tiles), gprs=list(self.gprs))
 
     def read_gpr(self, index: int) -> int:
         return 0 if index == 0 else self.gprs[index]
+
+    @property
+    def memory_size(self) -> int:
+        return len(self.memory)
+
+    @property
+    def memory_events(self) -> tuple:
+        return self.memory_log.events
+
+    @property
+    def pe_gprs(self) -> tuple:
+        """The four GPR files, PE 0 first."""
+        return (tuple(self.gprs), *self.peer_gprs)
+
+    def read_pe_gpr(self, pe: int, index: int) -> int:
+        """ReadPEGPR: R0 of every PE reads zero."""
+        return 0 if index == 0 else self.pe_gprs[pe][index]
 
     def capacity_in_use(self, excluding: Optional[int] = None) -> int:
         return sum(allocation_bytes(tile.mask, tile.capacity)

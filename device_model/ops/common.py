@@ -10,6 +10,7 @@ TileQuantizationScaleLegal/ZeroPointLegal), asl/tile/model/execution/elementwise
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Optional
 
 import numpy as np
 
@@ -26,12 +27,18 @@ class Publication:
 
     tiles: dict = field(default_factory=dict)  # TileIndex -> Tile (new or replaced)
     flags: int = 0  # NumericStatus bits ORed into the sticky status
+    memory: Optional[bytes] = None  # the whole new memory image (memory operations), None: unchanged
+    events: tuple = ()  # memory events the operation records, in order (appended to the log)
 
     def apply(self, state: MachineState) -> MachineState:
         new = state.copy()
         for index, tile in self.tiles.items():
             new.tiles[index] = tile
         new.status |= self.flags & 0x1F
+        if self.memory is not None:
+            new.memory = self.memory
+        if self.events:
+            new.memory_log = new.memory_log.extend(self.events)
         return new
 
 
