@@ -414,9 +414,11 @@ def _prepare(program) -> list:
 
 _TILE_ARGUMENTS = frozenset({"dst", "dst1", "src", "src1", "src2", "acc", "a", "a_scale", "b", "b_scale"})
 _TYPE_ARGUMENTS = frozenset({"dtype", "atype", "btype"})
-_FLAG_ARGUMENTS = frozenset({"sat", "canonicalize", "descending"})
+_FLAG_ARGUMENTS = frozenset({"sat", "canonicalize", "descending", "upper"})
 _COUNT_ARGUMENTS = frozenset({"sort_width"})  # small integers an operation bounds in its check_call
-_WORD_ARGUMENTS = frozenset({"scalar", "multiplier", "zero_point", "quant_param", "relu_param"})
+_WORD_ARGUMENTS = frozenset({"scalar", "multiplier", "zero_point", "quant_param", "relu_param", "start", "diagonal",
+                             "selected_byte"})
+_NATURAL_ARGUMENTS = frozenset({"row_offset", "column_offset"})  # integer {0..65535} operand fields
 
 
 def _direct_call(item: dict) -> dict:
@@ -459,6 +461,10 @@ def _direct_argument(name: str, key: str, value):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
             raise ValueError(f"direct {name}: {key} must be an integer")
         return int(value)
+    if key in _NATURAL_ARGUMENTS:
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 65535:
+            raise ValueError(f"direct {name}: {key} must be an integer 0..65535")
+        return value
     if key == "pad":
         return pad_name(value)
     if key == "rounding":

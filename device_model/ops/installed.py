@@ -10,3 +10,4 @@ from . import (tcolexpand, tcolexpandadd, tcolexpanddiv, tcolexpandexpdif, tcole
                trowexpandmul, trowexpandsub)
 from . import (tcolargmax, tcolargmin, tcolmax, tcolmin, tcolprod, tcolsum, trowargmax,  # noqa: F401
                trowargmin, trowmax, trowmin, trowprod, trowsum)
+from . import tconcat, textract, tfillpad, tinsert, ttrans  # noqa: F401

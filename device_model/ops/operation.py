@@ -73,6 +73,13 @@ needs them; none exists before its first user):
   ``Publication``
 - a per-tile feature-map descriptor (TIMG2COL): read by the kind's operand checks from
   the state, which owns it
+- the open schema (no SelectedBundleClosed*SchemaLegal: TFILLPAD, TCONCAT, TEXTRACT,
+  TINSERT, TTRANS, ``rearrange.TileRearrangement``): ``closed_schema_check`` does nothing and
+  ``destination_shape`` is ``block.derived_shape``; the B.DIM operand fields ``natural0`` and
+  ``natural1`` are the direct-call arguments ``row_offset`` and ``column_offset``
+- a result that starts from an old destination's contents (TINSERT: the old destination
+  is source0, whose uncovered payload and definedness the result keeps): the kind's
+  ``initial_contents`` hook, never a branch in the flow
 """
 from __future__ import annotations
 
@@ -83,11 +90,12 @@ from .common import Publication, status_bits
 from .registry import REQUIRED
 
 # The spec operand field -> the direct-call argument that gives it.
-ARGUMENT_KEYS = {"source0": "src", "source1": "src1", "source2": "src2", "scalar0": "scalar", "comparison": "cmode"}
+ARGUMENT_KEYS = {"source0": "src", "source1": "src1", "source2": "src2", "scalar0": "scalar", "comparison": "cmode",
+                 "natural0": "row_offset", "natural1": "column_offset"}
 # The spec operand fields a bundle reads from B.DATR -> the field.
 DATR_OPERANDS = {"comparison": "CMode"}
-# Operand fields a direct call may omit (0: the zero scalar, CMode EQ).
-OPTIONAL_OPERANDS = frozenset({"scalar0", "comparison"})
+# Operand fields a direct call may omit (0: the zero scalar, CMode EQ, a zero offset).
+OPTIONAL_OPERANDS = frozenset({"scalar0", "comparison", "natural0", "natural1"})
 
 
 class Operation:
