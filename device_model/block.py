@@ -334,22 +334,39 @@ def resolve_destination(state: MachineState, block: BlockState, shape=None, dtyp
     and shape, and build the new descriptor (not yet published). ``shape`` is (valid_rows,
     valid_cols, cols); None takes the closed schemas' LB shape; ``dtype`` None takes the
     block's effective type."""
-    binding = block.destinations()[0]
-    dtype = dtype or block.effective_type()
-    hand = binding.hand
-    index = next((i for i in range(hand * 16, hand * 16 + 16) if state.tiles[i] is None), None)
-    if index is None:
-        raise tile_allocation(f"no free TileIndex in hand {'TUMN'[hand]}")
-    size = binding.size_bytes
-    if state.capacity_in_use() + allocation_bytes(binding.mask, size) > state.tile_capacity:
-        raise tile_allocation("tile capacity exceeded")
-    valid_rows, valid_cols, cols = shape or block.shape()
-    rows = derived_rows(size, cols, dtype.bits)
-    if not shape_legal(size, cols, valid_rows, valid_cols, dtype) or \
-            rows * cols > logical_capacity(size, dtype):
-        raise tile_allocation(f"TSize {size} B cannot hold a {dtype.name} tile of {cols} columns "
-                              f"with valid region {valid_rows}x{valid_cols}")
-    layout = layout_transform(block.datr_field("Layout"))[1]
-    return index, new_ordinary_tile(dtype, layout, "Any", size, cols, valid_rows, valid_cols,
-                                    binding.mask)
+    return resolve_destinations(state, block, [(shape, dtype)])[0]
 
+
+def resolve_destinations(state: MachineState, block: BlockState, specs):
+    """ResolveBundleTileDestinationsWithShapeAndType for every destination binding, in
+    binding order: ``specs`` holds one (shape, dtype) per destination (None as in
+    ``resolve_destination``). Each is renamed to the first free index of its hand not
+    taken by an earlier one, then the capacity of all together is checked, then every
+    shape, before any descriptor is built; returns [(index, tile)], nothing published."""
+    bindings = block.destinations()
+    reserved, indices = set(), []
+    for binding in bindings:
+        hand = binding.hand
+        index = next((i for i in range(hand * 16, hand * 16 + 16)
+                      if state.tiles[i] is None and i not in reserved), None)
+        if index is None:
+            raise tile_allocation(f"no free TileIndex in hand {'TUMN'[hand]}")
+        reserved.add(index)
+        indices.append(index)
+    required = sum(allocation_bytes(b.mask, b.size_bytes) for b in bindings)
+    if state.capacity_in_use() + required > state.tile_capacity:
+        raise tile_allocation("tile capacity exceeded")
+    shapes = []
+    for binding, (shape, dtype) in zip(bindings, specs):
+        dtype = dtype or block.effective_type()
+        size = binding.size_bytes
+        valid_rows, valid_cols, cols = shape or block.shape()
+        rows = derived_rows(size, cols, dtype.bits)
+        if not shape_legal(size, cols, valid_rows, valid_cols, dtype) or \
+                rows * cols > logical_capacity(size, dtype):
+            raise tile_allocation(f"TSize {size} B cannot hold a {dtype.name} tile of {cols} columns "
+                                  f"with valid region {valid_rows}x{valid_cols}")
+        shapes.append((dtype, size, cols, valid_rows, valid_cols))
+    layout = layout_transform(block.datr_field("Layout"))[1]
+    return [(index, new_ordinary_tile(dtype, layout, "Any", size, cols, valid_rows, valid_cols, binding.mask))
+            for index, binding, (dtype, size, cols, valid_rows, valid_cols) in zip(indices, bindings, shapes)]

@@ -15,7 +15,8 @@ What an operation declares (class constants, or module globals):
 - ``NAME``: the spec mnemonic; ``BSTART``: the decoded BSTART form key that opens its
   block (``BSTART.TEPL``, whose Mode/Function selector names the operation, or a form
   of its own such as ``BSTART.TGEMVMX.ACC``); ``MATRIX``: a Matrix (CUBE) block
-- ``SOURCES``, ``GPR_INPUTS``: its Local source and B.IOR input counts
+- ``SOURCES``, ``GPR_INPUTS``: its Local source and B.IOR input counts; ``DESTINATIONS``:
+  its new Local destinations (1; TSORT's values and U32 indices: 2)
 - ``DATR_ALLOWED``: the B.DATR fields that may be nonzero (SelectedBundleTileDataAttributesLegal)
 - ``DIRECT_ARGUMENTS``: direct-call argument -> default (``registry.REQUIRED`` when the
   call must give it)
@@ -30,8 +31,8 @@ the block-level steps: asl/block/model/dispatch/tile-execution.asl for the order
 descriptor-legality.asl, scalar-schema.asl, tile-schema.asl) does, in order, and the
 hook each step calls:
 
-1. no B.IOS; exactly one destination, ``SOURCES`` sources, a terminated B.IOT stream
-   and no surplus B.IOR field (Fault_BundleControl)
+1. no B.IOS; exactly ``DESTINATIONS`` destinations, ``SOURCES`` sources, a terminated
+   B.IOT stream and no surplus B.IOR field (Fault_BundleControl)
 2. ``gpr_values_check(state, block)``: BundleOperationGPRBindingValuesLegal (default: none)
 3. the B.DATR fields outside ``DATR_ALLOWED`` are zero (``block._check_datr_applicability``)
 4. ``closed_schema_check(state, block)``: its SelectedBundleClosed*SchemaLegal; a kind
@@ -40,11 +41,19 @@ hook each step calls:
 6. ``resolve_destination(state, block) -> (index, tile)``: the renamed, allocated,
    not yet published destination; the default asks ``destination_shape(state, block)``
    for (valid_rows, valid_cols, cols) (default: LB1|1, LB0, LB2|LB0) and lets the block
-   allocate it; a destination of its own kind (a predicate tile) overrides this
-7. ``execute_bundle(state, block, index, destination, profile) -> Publication``: operand
-   legality and execution against the allocated destination; a declaration's default
-   reads its operands (sources, the B.IOR scalar, PadValue, B.DATR operand fields) and
-   calls ``run``
+   allocate it; a destination of its own kind (a predicate tile) overrides this.
+   ``resolve_destinations(state, block) -> [(index, tile)]`` is the step itself: every
+   destination, renamed in binding order (``block.resolve_destinations``: the indices
+   first, none taken twice, then the capacity of all, then every shape, nothing
+   published); its default is ``[resolve_destination(...)]``, and an operation of two
+   destinations (TSORT) overrides it
+7. ``execute_destinations(state, block, destinations, profile) -> Publication`` with
+   that list; its default hands the one destination to ``execute_bundle(state, block,
+   index, destination, profile)``: operand legality and execution against the allocated
+   destination; a declaration's default reads its operands (sources, the B.IOR scalar,
+   PadValue, B.DATR operand fields) and calls ``run``. An operation of two destinations
+   overrides ``execute_destinations``; its ``Publication`` holds both tiles, and the
+   numeric status with them, so both are published at once or neither is
 
 A direct call: ``direct(state, call, profile) -> Publication`` (a declaration's default
 reads the same operands from the call and calls ``run``); ``check_call(call)`` may refuse
@@ -61,9 +70,8 @@ class with that flow as its ``commit_bundle``.
 Where the coming families' hooks go (added here, to this class, when an operation
 needs them; none exists before its first user):
 
-- two destinations (TSORT: values and U32 indices): a ``DESTINATIONS`` count in step 1
-  and a ``resolve_destinations`` in step 6 returning every (index, tile), renamed in
-  binding order; ``Publication`` already publishes several tiles at once
+- two destinations (TSORT: values and U32 indices): ``DESTINATIONS``, step 6's
+  ``resolve_destinations`` and step 7's ``execute_destinations`` (``ops/sorting.py``)
 - a destination-only block (TCI, TTRI): ``SOURCES = 0`` already passes step 1 (TEXPANDS
   is one); the destination's shape from B.IOR scalars is ``destination_shape``
 - reductions and broadcasts with ValidRow x 1 or 1 x ValidCol destinations:
@@ -107,6 +115,7 @@ class Operation:
     MATRIX = False
     SOURCES = 0
     GPR_INPUTS = 0
+    DESTINATIONS = 1
     DATR_ALLOWED = frozenset({"PadValue"})  # PadValueOrByteId
     DIRECT_ARGUMENTS: dict = {}
     HANDLER = LEGALITY = ""  # a declaration's semantic and legality handler names (the spec catalog's)
@@ -134,17 +143,17 @@ class Operation:
         # (Fault_TileLegality) failures; the executable order checks binding completeness
         # first, so a nonzero surplus B.IOR field (or a wrong binding count) is
         # Fault_BundleControl (digest §7.8). The executable order is used.
-        if (len(block.destinations()) != 1 or len(block.sources()) != self.SOURCES
+        if (len(block.destinations()) != self.DESTINATIONS or len(block.sources()) != self.SOURCES
                 or not block.stream_terminated() or not block.scalar_schema_legal(self.GPR_INPUTS)):
-            raise bundle_control(f"{self.NAME} needs exactly one destination and {self.SOURCES} "
-                                 f"source(s) in one terminated B.IOT stream, and no surplus B.IOR field")
+            raise bundle_control(f"{self.NAME} needs exactly {self.DESTINATIONS} destination(s) and "
+                                 f"{self.SOURCES} source(s) in one terminated B.IOT stream, and no surplus "
+                                 f"B.IOR field")
         self.gpr_values_check(state, block)
         blocks._check_datr_applicability(block, self)
         self.closed_schema_check(state, block)
         if not block.masks_equal():
             raise tile_legality("bindings use different PE masks")
-        index, destination = self.resolve_destination(state, block)
-        return self.execute_bundle(state, block, index, destination, profile)
+        return self.execute_destinations(state, block, self.resolve_destinations(state, block), profile)
 
     def gpr_values_check(self, state: MachineState, block) -> None:
         """BundleOperationGPRBindingValuesLegal: no GPR value rule unless the operation has one."""
@@ -164,6 +173,15 @@ class Operation:
     def resolve_destination(self, state: MachineState, block):
         """ResolveBundleTileDestinationsForOperation: (index, tile) of the new destination."""
         return blocks.resolve_destination(state, block, self.destination_shape(state, block))
+
+    def resolve_destinations(self, state: MachineState, block) -> list:
+        """Every new destination as (index, tile), renamed in binding order (step 6)."""
+        return [self.resolve_destination(state, block)]
+
+    def execute_destinations(self, state: MachineState, block, destinations: list, profile: str) -> Publication:
+        """Step 7 with every resolved destination: the one destination to ``execute_bundle``."""
+        (index, destination), = destinations
+        return self.execute_bundle(state, block, index, destination, profile)
 
     def destination_shape(self, state: MachineState, block):
         """(valid_rows, valid_cols, cols) of the new destination: the closed schemas' LB shape."""
@@ -213,9 +231,10 @@ class Operation:
 
 
 # The protocol members an operation module may define (each overrides the default).
-PROTOCOL = frozenset({"NAME", "BSTART", "MATRIX", "SOURCES", "GPR_INPUTS", "DATR_ALLOWED", "DIRECT_ARGUMENTS",
-                      "commit_bundle", "gpr_values_check", "closed_schema_check", "resolve_destination",
-                      "destination_shape", "execute_bundle", "direct", "check_call"})
+PROTOCOL = frozenset({"NAME", "BSTART", "MATRIX", "SOURCES", "GPR_INPUTS", "DESTINATIONS", "DATR_ALLOWED",
+                      "DIRECT_ARGUMENTS", "commit_bundle", "gpr_values_check", "closed_schema_check",
+                      "resolve_destination", "resolve_destinations", "destination_shape", "execute_destinations",
+                      "execute_bundle", "direct", "check_call"})
 
 
 class OperationModule(Operation):

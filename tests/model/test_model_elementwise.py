@@ -37,7 +37,8 @@ def test_tepl_tables_equal_the_catalog(name):
     # source and broadcast arguments)
     operands = list(dict.fromkeys(a["operand"] for a in spec["arguments"] if "operand" in a))
     assert entry.SOURCES == sum(o.startswith("source") for o in operands)
-    assert entry.GPR_INPUTS == sum(o.startswith("scalar") for o in operands)
+    # BundleOperationGPRInputCount: the address, scalar, diagonal and flag0 operands each read a B.IOR slot
+    assert entry.GPR_INPUTS == sum(o.startswith("scalar") or o in ("address", "diagonal", "flag0") for o in operands)
     allowed = {DATR_NAMES.get(f, f) for f in spec["datr_contract"]["allowed_nonzero_fields"]}
     assert set(entry.DATR_ALLOWED) == allowed
 
