@@ -399,19 +399,21 @@ def _tmuls_int_saturates():
 @mutant("mx-scale-block-16", "TGEMV_MX_ACC applies one E8M0 scale per 16 K elements (and sizes the "
         "scale tiles by ceil(K/16)) instead of per 32")
 def _mx_scale_block_16():
-    return (Patch("pto_avs.device_model.ops.tgemv:SCALE_BLOCK", replace_with(16)),)
+    return (Patch("pto_avs.device_model.ops.cube:SCALE_BLOCK", replace_with(16)),)
 
 
 @mutant("k-order-reversed", "TGEMV_MX_ACC accumulates the K products in decreasing K order (the "
         "rounded FP32 FMA chain runs backwards)", profile="hw-ieee")
 def _k_order_reversed():
     def make(original):
-        def accumulate(acc, a, a_type, a_scale, b, b_type, b_scale, profile):
-            reverse = (lambda x: None if x is None else x[::-1])
-            return original(acc, a[::-1], a_type, reverse(a_scale), b[::-1], b_type, reverse(b_scale), profile)
+        def accumulate(acc, a, a_type, a_scale, b, b_type, b_scale, profile, accumulator="FP32"):
+            columns = (lambda x: None if x is None else x[:, ::-1])  # A and A-scale are M x K
+            rows = (lambda x: None if x is None else x[::-1])  # B and B-scale are K x N
+            return original(acc, columns(a), a_type, columns(a_scale), rows(b), b_type, rows(b_scale), profile,
+                            accumulator)
         return accumulate
 
-    return (Patch("pto_avs.device_model.ops.tgemv:accumulate", make),)
+    return (Patch("pto_avs.device_model.ops.cube:accumulate", make),)
 
 
 @mutant("accumulator-overwritten", "TGEMV_MX_ACC writes the result D back into the accumulator tile C "
@@ -425,18 +427,21 @@ def _accumulator_overwritten():
         return publication
 
     def make_bundle(original):
-        def commit_bundle(state, block, profile):
-            publication = original(state, block, profile)
+        def bundle_flow(op, state, block, profile):
+            publication = original(op, state, block, profile)
+            if not op.acc:
+                return publication
             return overwrite(publication, state, block.sources()[0], next(iter(publication.tiles)))
-        return commit_bundle
+        return bundle_flow
 
     def make_direct(original):
-        def direct(state, call, profile):
-            return overwrite(original(state, call, profile), state, call["acc"], call["dst"])
-        return direct
+        def direct_flow(op, state, call, profile):
+            publication = original(op, state, call, profile)
+            return overwrite(publication, state, call["acc"], call["dst"]) if op.acc else publication
+        return direct_flow
 
-    return (Patch("pto_avs.device_model.ops.tgemv:commit_bundle", make_bundle),
-            Patch("pto_avs.device_model.ops.tgemv:direct", make_direct))
+    return (Patch("pto_avs.device_model.ops.cube:bundle_flow", make_bundle),
+            Patch("pto_avs.device_model.ops.cube:direct_flow", make_direct))
 
 
 # ---------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """Imports every operation module, so each joins ``ops.registry``."""
-from . import (tabs, tand, tcvt, texpands, tgemv, tmax, tmaxs, tmin, tmins, tmuls, tneg,  # noqa: F401
+from . import (tabs, tand, tcvt, texpands, matmul, tmax, tmaxs, tmin, tmins, tmuls, tneg,  # noqa: F401
                tnot, tor, tors, tquant, trelu, tshl, tshls, tshr, tshrs, txor, txors, tands)
 from . import (tadd, tadds, tdiv, tdivs, texp, tfma, tlog, tmul, trecip, trem, trems,  # noqa: F401
                trsqrt, tsqrt, tsub, tsubs)

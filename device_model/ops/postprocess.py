@@ -527,13 +527,45 @@ def _special(nan, snan, sign, out, saturate: bool):
 
 
 # ----------------------------------------------------------------------------
-# RowMax / GroupMax reductions (TileReductionStep MAX on FP32, raw accumulator Words)
+# RowMax / GroupMax reductions (TileReductionStep MAX on the accumulator type, raw accumulator Words)
 
 def _order_key(low32):
     return np.where(low32 >> 31, (~low32) & 0xFFFFFFFF, low32 ^ 0x80000000)
 
 
-def max_step(left, right):
+def _integer_words(words, data_type: str):
+    """NormalizeTileInteger of S32/U32 accumulator Words (sign- or zero-extended low 32 bits)."""
+    low = np.asarray(words, dtype=U64) & U64(0xFFFFFFFF)
+    return (low ^ U64(1 << 31)) - U64(1 << 31) if data_type == "S32" else low
+
+
+def max_step(left, right, data_type: str = "FP32"):
+    """TileProfileMatrixReductionStep MAX of ``data_type`` (the accumulator type): FP32
+    below; S32/U32 (TileIntegerMinMaxValue) the normalized larger value, the left one on
+    equality, no flag."""
+    if data_type == "FP32":
+        return _float_max_step(left, right)
+    lhs, rhs = _integer_words(left, data_type), _integer_words(right, data_type)
+    key = (lambda w: w.view(I64)) if data_type == "S32" else (lambda w: w)
+    return np.where(key(lhs) >= key(rhs), lhs, rhs), np.zeros(np.shape(lhs), dtype=I64)
+
+
+def absolute_with_flags(words, data_type: str = "FP32"):
+    """MatrixReductionAbsoluteWithFlags: FP32 clears the sign; U32 is its low 32 bits; S32
+    negates a negative value, and -2**31 gives 0x7FFFFFFF with OF."""
+    if data_type == "FP32":
+        return absolute(words), np.zeros(np.shape(words), dtype=I64)
+    value = _integer_words(words, data_type)
+    if data_type == "U32":
+        return value, np.zeros(value.shape, dtype=I64)
+    negative = (value >> U64(63)) != 0
+    most_negative = value == U64(0xFFFFFFFF80000000)
+    magnitude = np.where(negative, U64(0) - value, value)
+    return (np.where(most_negative, U64(0x7FFFFFFF), magnitude),
+            np.where(most_negative, OF, 0).astype(I64))
+
+
+def _float_max_step(left, right):
     """HardwareNumericFloatingMinMax(maximum) on FP32 Words: one NaN selects the
     other operand, two NaNs give the canonical NaN, +0/-0 ties give 0 (two -0
     keep the left), otherwise the larger value (left on equality). NV when a
@@ -557,17 +589,20 @@ def absolute(words):
     return np.asarray(words, dtype=U64) & U64(0x7FFFFFFF)
 
 
-def fold_max(words, present, max_abs: bool):
+def fold_max(words, present, max_abs: bool, data_type: str = "FP32"):
     """Reduce the last axis of ``words`` (only where ``present``) with ``max_step``
-    in index order; with MaxAbs every operand is made absolute and the first
-    element is first folded with itself (MatrixRowMaxResult/GroupMaxResult).
+    of ``data_type`` in index order; with MaxAbs every operand is made absolute and
+    the first element is first folded with itself (MatrixRowMaxResult/GroupMaxResult).
     Adjacent pairs are combined left to right, which gives the sequential result
-    because the step keeps the left operand on ties and skips NaNs either way."""
+    because the step keeps the left operand on ties and skips NaNs either way (an
+    integer step normalizes its result, and a lone element is never stepped in
+    either order)."""
     words = np.asarray(words, dtype=U64)
     flags = np.zeros(words.shape[:-1], dtype=I64)
     if max_abs:
-        words = absolute(words)
-        first, first_flags = max_step(words[..., 0], words[..., 0])
+        words, abs_flags = absolute_with_flags(words, data_type)
+        flags |= np.bitwise_or.reduce(np.where(present, abs_flags, 0), axis=-1)
+        first, first_flags = max_step(words[..., 0], words[..., 0], data_type)
         words = words.copy()
         words[..., 0] = first
         flags |= first_flags
@@ -578,7 +613,7 @@ def fold_max(words, present, max_abs: bool):
             present = np.concatenate([present, np.zeros(present.shape[:-1] + (1,), dtype=bool)], axis=-1)
         left, right = words[..., 0::2], words[..., 1::2]
         pl, pr = present[..., 0::2], present[..., 1::2]
-        combined, step_flags = max_step(left, right)
+        combined, step_flags = max_step(left, right, data_type)
         both = pl & pr
         words = np.where(both, combined, np.where(pl, left, right))
         present = pl | pr

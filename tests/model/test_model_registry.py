@@ -37,7 +37,7 @@ def test_block_names_no_operation():
 
 @pytest.mark.slow  # a fresh interpreter per module
 @pytest.mark.parametrize("module", ["block", "machine", "ops.registry", "ops.operation", "ops.tcvt", "ops.tquant",
-                                    "ops.tmuls", "ops.tgemv", "ops.elementwise", "ops.tand", "ops.installed",
+                                    "ops.tmuls", "ops.cube", "ops.matmul", "ops.elementwise", "ops.tand", "ops.installed",
                                     "ops.predicate", "ops.tcmp", "ops.tsels"])
 def test_each_module_imports_first_without_a_cycle(module):
     """A cycle shows as an ImportError or AttributeError when a module of the cycle is
