@@ -12,3 +12,4 @@ from . import (tcolargmax, tcolargmin, tcolmax, tcolmin, tcolprod, tcolsum, trow
                trowargmin, trowmax, trowmin, trowprod, trowsum)
 from . import tconcat, textract, tfillpad, tinsert, ttrans  # noqa: F401
 from . import tci, tdequant, tgather, thistogram, tscatter, ttri  # noqa: F401
+from . import tmrgsort, tsort  # noqa: F401
