@@ -41,6 +41,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..dtypes import DataType, dtype as _dtype
+from . import ieee_fast
 from .encode import infinity_code, round_to_float
 from .flags import FLAG_DZ, FLAG_NV
 from .formats import Decoded, ValueClass, decode_lanes
@@ -166,19 +167,34 @@ def _cancellation_sign(negative, sig, opposite, mode: RoundingMode):
 CHUNK = 1 << 15  # elements per step: a few dozen 64-bit temporaries stay in cache
 
 
-def _chunked(kernel, t: DataType, *values):
-    """Decode the broadcast operands and run ``kernel(*decoded)`` block by block.
-    Returns ``(words, flags)`` in the broadcast shape."""
+def _flat_lanes(t: DataType, values):
+    """The broadcast shape and the operands as flat contiguous lane arrays."""
     arrays = [v if isinstance(v, np.ndarray) and v.dtype.kind == "u" else as_words(v) for v in values]
     arrays = [a.reshape(-1) if a.ndim else a for a in np.broadcast_arrays(*arrays)]
     shape = np.broadcast_shapes(*[np.shape(v) for v in arrays])
-    flat = [lanes(np.ascontiguousarray(a).reshape(-1), t.bits) for a in arrays]
+    return shape, [lanes(np.ascontiguousarray(a).reshape(-1), t.bits) for a in arrays]
+
+
+def _chunked(kernel, t: DataType, *values):
+    """Decode the broadcast operands and run ``kernel(*decoded)`` block by block.
+    Returns ``(words, flags)`` in the broadcast shape."""
+    shape, flat = _flat_lanes(t, values)
     size = flat[0].size
     words = np.empty(size, dtype=U64)
     flags = np.empty(size, dtype=np.uint8)
     for first in range(0, size, CHUNK):
         block = slice(first, first + CHUNK)
         words[block], flags[block] = kernel(*[decode_lanes(f[block], t) for f in flat])
+    return words.reshape(shape), flags.reshape(shape)
+
+
+def _fast(op: str, t: DataType, mode: RoundingMode, kernel, *values):
+    """``ieee_fast`` where it serves ``(op, t)`` (it hands back to ``kernel`` the lanes
+    it cannot decide), else the exact kernel alone."""
+    if not ieee_fast.applies(op, t):
+        return _chunked(kernel, t, *values)
+    shape, flat = _flat_lanes(t, values)
+    words, flags = ieee_fast.run(op, t, mode, flat, lambda *operands: _chunked(kernel, t, *operands))
     return words.reshape(shape), flags.reshape(shape)
 
 
@@ -196,13 +212,33 @@ def _add(x: Decoded, y: Decoded, y_negative, t: DataType, mode: RoundingMode):
 
 
 def add(a, b, dtype, rounding="RNE"):
-    """``a + b`` per element. Returns ``(words uint64, flags uint8)`` of the broadcast shape."""
+    """``a + b`` per element. Returns ``(words uint64, flags uint8)`` of the broadcast shape.
+    FP32, FP16, BF16, E4M3 and E5M2 run through ``ieee_fast`` (the same words and flags).
+    """
+    t, mode = _resolve(dtype, rounding)
+    return _fast("ADD", t, mode, lambda x, y: _add(x, y, y.negative, t, mode), a, b)
+
+
+def exact_add(a, b, dtype, rounding="RNE"):
+    """``a + b`` per element. Returns ``(words uint64, flags uint8)`` of the broadcast shape.
+    The exact integer kernel alone: the reference ``ieee_fast`` is checked against.
+    """
     t, mode = _resolve(dtype, rounding)
     return _chunked(lambda x, y: _add(x, y, y.negative, t, mode), t, a, b)
 
 
 def sub(a, b, dtype, rounding="RNE"):
-    """``a - b`` per element (``a + (-b)``)."""
+    """``a - b`` per element (``a + (-b)``).
+    FP32, FP16, BF16, E4M3 and E5M2 run through ``ieee_fast`` (the same words and flags).
+    """
+    t, mode = _resolve(dtype, rounding)
+    return _fast("SUB", t, mode, lambda x, y: _add(x, y, ~y.negative, t, mode), a, b)
+
+
+def exact_sub(a, b, dtype, rounding="RNE"):
+    """``a - b`` per element (``a + (-b)``).
+    The exact integer kernel alone: the reference ``ieee_fast`` is checked against.
+    """
     t, mode = _resolve(dtype, rounding)
     return _chunked(lambda x, y: _add(x, y, ~y.negative, t, mode), t, a, b)
 
@@ -221,7 +257,17 @@ def _mul(x: Decoded, y: Decoded, t: DataType, mode: RoundingMode):
 
 
 def mul(a, b, dtype, rounding="RNE"):
-    """``a * b`` per element."""
+    """``a * b`` per element.
+    FP32, FP16, BF16, E4M3 and E5M2 run through ``ieee_fast`` (the same words and flags).
+    """
+    t, mode = _resolve(dtype, rounding)
+    return _fast("MUL", t, mode, lambda x, y: _mul(x, y, t, mode), a, b)
+
+
+def exact_mul(a, b, dtype, rounding="RNE"):
+    """``a * b`` per element.
+    The exact integer kernel alone: the reference ``ieee_fast`` is checked against.
+    """
     t, mode = _resolve(dtype, rounding)
     return _chunked(lambda x, y: _mul(x, y, t, mode), t, a, b)
 
@@ -252,7 +298,17 @@ def _div(x: Decoded, y: Decoded, t: DataType, mode: RoundingMode):
 
 
 def div(a, b, dtype, rounding="RNE"):
-    """``a / b`` per element."""
+    """``a / b`` per element.
+    FP32, FP16, BF16, E4M3 and E5M2 run through ``ieee_fast`` (the same words and flags).
+    """
+    t, mode = _resolve(dtype, rounding)
+    return _fast("DIV", t, mode, lambda x, y: _div(x, y, t, mode), a, b)
+
+
+def exact_div(a, b, dtype, rounding="RNE"):
+    """``a / b`` per element.
+    The exact integer kernel alone: the reference ``ieee_fast`` is checked against.
+    """
     t, mode = _resolve(dtype, rounding)
     return _chunked(lambda x, y: _div(x, y, t, mode), t, a, b)
 
@@ -377,7 +433,17 @@ def _sqrt(x: Decoded, t: DataType, mode: RoundingMode):
 
 
 def sqrt(a, dtype, rounding="RNE"):
-    """Square root per element; sqrt(-0) = -0."""
+    """Square root per element; sqrt(-0) = -0.
+    FP32, FP16, BF16, E4M3 and E5M2 run through ``ieee_fast`` (the same words and flags).
+    """
+    t, mode = _resolve(dtype, rounding)
+    return _fast("SQRT", t, mode, lambda x: _sqrt(x, t, mode), a)
+
+
+def exact_sqrt(a, dtype, rounding="RNE"):
+    """Square root per element; sqrt(-0) = -0.
+    The exact integer kernel alone: the reference ``ieee_fast`` is checked against.
+    """
     t, mode = _resolve(dtype, rounding)
     return _chunked(lambda x: _sqrt(x, t, mode), t, a)
 
@@ -407,4 +473,5 @@ def rsqrt(a, dtype, rounding="RNE"):
 
 
 BINARY = {"ADD": add, "SUB": sub, "MUL": mul, "DIV": div, "REM": rem}
+EXACT = {"ADD": exact_add, "SUB": exact_sub, "MUL": exact_mul, "DIV": exact_div, "SQRT": exact_sqrt}
 UNARY = {"SQRT": sqrt, "RSQRT": rsqrt, "RECIP": recip}

@@ -1,0 +1,302 @@
+"""Fast exact paths for hw-ieee add, sub, mul, div and sqrt (FP32, FP16, BF16, E4M3, E5M2).
+
+Same results, words and flags, as the exact integer kernels of ``ieee_float``
+(which stay the reference and serve every lane a fast path cannot prove), at a
+fraction of their cost.
+
+FP32, FP16, BF16 (precision p <= 24): binary64 arithmetic on the exactly
+converted operands, then one rounding into the type.
+
+- Why binary64 is enough: 53 >= 2p + 2. The product of two p-bit significands
+  has at most 2p <= 48 bits, so ``a*b`` is exact in binary64. For ``a+b``,
+  ``a/b`` and ``sqrt(a)`` the binary64 result ``y = RN53(x)`` of the exact
+  value ``x`` is either exact or strictly inside one cell between two adjacent
+  rounding boundaries of the type (its representable values and their
+  midpoints, all binary64 values): for a sum, the exact residual ``r = x - y``
+  comes from TwoSum (Knuth), six binary64 operations, no branch; for a quotient
+  or a root, a value that is not such a boundary lies at least ``2**-(2p+2)``
+  (relative) from every boundary (``|a - M*b| >= 1 ulp`` of the integer
+  significands; ``|a - M**2|`` likewise), farther than RN53's error
+  ``2**-53``, so ``y`` equals a boundary only when ``x`` does (residual 0).
+  Double rounding ``RN_p(RN53(x)) = RN_p(x)`` then holds for RNE (the same
+  bound, Figueroa 1995), and the sign of ``c - x`` (``c`` the RNE result) is
+  the sign of the binary64 ``(c - y) - r``: exact where ``c - y`` is
+  (``c`` and ``y`` lie within a factor of two, Sterbenz) and a rounded
+  difference keeps its sign (gradual underflow).
+- The six other modes start from ``c`` and step to its neighbour with an
+  integer increment or decrement of the word (encodings of one sign are
+  ordered by magnitude): RTZ, RTP, RTM and RTO need only the sign of
+  ``c - x``; RNA and RHB also need to know whether ``x`` is a tie (``y`` the
+  midpoint of ``c`` and its neighbour, residual 0).
+- Lanes are settled by magnitude bands of ``|y|``: between the smallest normal
+  and the max finite (rounding as above, NX from ``c != x``); below
+  ``2**emin - 2**(emin-p)`` (every mode's unbounded rounding stays tiny: UF
+  joins NX); beyond ``max + ulp(max)`` (overflow in every mode: the overflow
+  result of the sign, OF|NX); zeros, infinities and NaNs from binary64's own
+  IEEE rules (canonical NaN; NV for a signalling operand or an invalid
+  operation; DZ for x/0; exact cancellation -0 under RTM). The two narrow
+  bands left, ``[2**emin - 2**(emin-p), 2**emin]`` and
+  ``[max, max + ulp(max)]`` where tininess or overflow depends on the mode,
+  go to the exact kernel.
+- BF16's result ``c`` is RN8(RN24(y)): RN24(y) = RN24(x) and RN8 of that is
+  RN8(x) by the same bound (24 >= 2*8 + 2).
+
+E4M3 and E5M2: a table of all 65,536 operand pairs (256 operands for sqrt) per
+operation and mode, computed once by the exact kernel on first use by an array
+of at least ``TABLE_MIN`` elements (smaller arrays run the exact kernel).
+
+The float arithmetic decides nothing it was not proven to decide: every
+rounding decision is the sign of an exactly computed difference, and the
+exhaustive and random checks in tests/numeric/test_numeric_ieee_fast.py pin
+words and flags to the exact kernels.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from ..dtypes import DataType
+from .encode import overflow_result
+from .flags import FLAG_DZ, FLAG_NV, FLAG_NX, FLAG_OF, FLAG_UF
+from .rounding import RoundingMode
+from .words import U64
+
+FLOAT_PATH_TYPES = ("FP32", "FP16", "BF16")
+TABLE_TYPES = ("E4M3", "E5M2")
+BINARY_OPS = ("ADD", "SUB", "MUL", "DIV")
+UNARY_OPS = ("SQRT",)
+CHUNK = 1 << 14  # elements per block: the float64 temporaries stay in cache
+TABLE_MIN = 4096  # smaller FP8 arrays run the exact kernel (a table costs one exact run of 65,536 pairs)
+
+_F64 = np.float64
+
+
+class _Format:
+    """One float-path type: exact binary64 values of its encodings, RNE rounding
+    from binary64 to its words, and the band thresholds."""
+
+    def __init__(self, t: DataType):
+        f = t.fmt
+        self.t = t
+        self.word = np.uint32 if t.bits == 32 else np.uint16
+        self.sign_bit = f.sign_bit
+        p = f.frac_bits + 1
+        emin = 1 - f.bias
+        self.min_normal = 2.0 ** emin
+        self.tiny_limit = 2.0 ** emin - 2.0 ** (emin - p)  # below: tiny in every mode
+        self.max = float(self.values(np.array([t.max_finite], dtype=self.word))[0])
+        emax = int(np.frexp(self.max)[1]) - 1
+        self.beyond = self.max + 2.0 ** (emax - p + 1)  # above: overflow in every mode
+        self.nan_word = U64(t.canonical_nan)
+        self.exp_mask = ((1 << f.exp_bits) - 1) << f.frac_bits
+        self.frac_mask = (1 << f.frac_bits) - 1
+        self.quiet_bit = 1 << (f.frac_bits - 1)
+        self.inf_word = self.exp_mask
+
+    @staticmethod
+    @lru_cache(maxsize=None)
+    def _table(name: str):
+        codes = np.arange(1 << 16, dtype=np.uint32)
+        with np.errstate(invalid="ignore"):  # signalling NaNs convert to NaNs
+            if name == "FP16":
+                return codes.astype(np.uint16).view(np.float16).astype(_F64)
+            return (codes << np.uint32(16)).view(np.float32).astype(_F64)  # BF16
+
+    def values(self, words, out=None):
+        """Exact binary64 values of encodings (NaN for NaNs)."""
+        if self.t.bits == 32:
+            v = words.astype(np.uint32, copy=False).view(np.float32)
+            if out is None:
+                return v.astype(_F64)
+            np.copyto(out, v)
+            return out
+        return np.take(self._table(self.t.name), words, out=out)
+
+    def round_nearest(self, y, c64):
+        """RNE words of ``y`` (in the type's width) and their values into ``c64``."""
+        if self.t.name == "FP32":
+            c = y.astype(np.float32)
+            np.copyto(c64, c)
+            return c.view(np.uint32)
+        if self.t.name == "FP16":
+            w = y.astype(np.float16).view(np.uint16)
+        else:  # BF16: RN24 then RN8 on the bits (carries run into the exponent)
+            u = y.astype(np.float32).view(np.uint32)
+            w = ((u + (np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1)))) >> np.uint32(16)).astype(np.uint16)
+        np.take(self._table(self.t.name), w, out=c64)
+        return w
+
+    def signalling(self, words):
+        w = words.astype(np.int64)
+        return ((w & self.exp_mask) == self.exp_mask) & ((w & self.frac_mask) != 0) & ((w & self.quiet_bit) == 0)
+
+
+@lru_cache(maxsize=None)
+def _format(t: DataType) -> _Format:
+    return _Format(t)
+
+
+@lru_cache(maxsize=None)
+def _overflow_words(t: DataType, mode: RoundingMode):
+    return overflow_result(np.array([False, True]), t, mode, False).astype(U64)
+
+
+def applies(op: str, t: DataType) -> bool:
+    return (op in BINARY_OPS or op in UNARY_OPS) and t.name in FLOAT_PATH_TYPES + TABLE_TYPES
+
+
+# ----------------------------------------------------------------------------- float path
+
+
+def _step(op, fmt: _Format, mode: RoundingMode, w, c64, y, diff):
+    """Move the RNE word ``w`` to the mode's result; ``diff`` has the sign of ``c - x``."""
+    if mode is RoundingMode.RNE:
+        return w
+    one = fmt.word(1)
+    negative = (w >> fmt.word(fmt.sign_bit)).astype(bool)
+    if mode in (RoundingMode.RTZ, RoundingMode.RTO):
+        w = w - ((diff * y) > 0)  # |c| > |x|: one step toward zero
+        if mode is RoundingMode.RTO:
+            w |= (diff != 0).astype(fmt.word)
+        return w.astype(fmt.word, copy=False)
+    if mode is RoundingMode.RTP:
+        below = diff < 0
+        return (w + (below & ~negative) - (below & negative)).astype(fmt.word, copy=False)
+    if mode is RoundingMode.RTM:
+        above = diff > 0
+        return (w + (above & negative) - (above & ~negative)).astype(fmt.word, copy=False)
+    # RNA, RHB: only exact ties move. The neighbour of c on x's side, in magnitude:
+    toward_zero = (diff * y) < 0  # |c| < |x|
+    neighbour = (w + toward_zero - (~toward_zero & (diff != 0))).astype(fmt.word)
+    tie = ((c64 + fmt.values(neighbour)) == 2.0 * y) & (diff != 0)
+    if mode is RoundingMode.RNA:
+        return np.where(tie & toward_zero, neighbour, w)
+    return np.where(tie & (diff < 0), neighbour, w)  # RHB: the greater of the two
+
+
+def _float_block(op, fmt: _Format, mode, la, lb, out_w, out_f, exact_kernel):
+    a = fmt.values(la)
+    if op == "SQRT":
+        y = np.sqrt(a)
+    else:
+        b = fmt.values(lb)
+        if op == "SUB":
+            np.negative(b, out=b)
+        if op in ("ADD", "SUB"):
+            y = a + b
+        elif op == "MUL":
+            y = a * b
+        else:
+            y = a / b
+    c64 = np.empty_like(y)
+    w = fmt.round_nearest(y, c64)
+    diff = c64 - y
+    residual = None
+    if op in ("ADD", "SUB"):  # TwoSum: y + residual == a + b exactly
+        bv = y - a
+        residual = (a - (y - bv)) + (b - bv)
+        diff -= residual
+    if mode in (RoundingMode.RNA, RoundingMode.RHB) and residual is not None:
+        # a tie is y itself a midpoint with residual 0; 0 here moves nothing
+        stepped = _step(op, fmt, mode, w, c64, y, np.where(residual == 0, diff, 0.0))
+    else:
+        stepped = _step(op, fmt, mode, w, c64, y, diff)
+    inexact = diff != 0
+    np.copyto(out_w, stepped)
+    np.left_shift(inexact.view(np.uint8), np.uint8(4), out=out_f)
+    ay = np.abs(y)
+    if ay.min() > fmt.min_normal and ay.max() < fmt.max:  # NaN fails the test too
+        return
+    _settle_bands(op, fmt, mode, la, lb, a, None if op == "SQRT" else b, y, ay, out_w, out_f, exact_kernel)
+
+
+def _settle_bands(op, fmt: _Format, mode, la, lb, a, b, y, ay, out_w, out_f, exact_kernel):
+    odd = np.flatnonzero(~((ay > fmt.min_normal) & (ay < fmt.max)))
+    ys, ays = y[odd], ay[odd]
+    nan = np.isnan(ys)
+    infinite = np.isinf(ys)
+    # tiny in every mode: UF joins NX
+    tiny = ays < fmt.tiny_limit
+    out_f[odd[tiny]] |= (out_f[odd[tiny]] >> np.uint8(1)) & np.uint8(FLAG_UF)  # NX (0x10) -> UF (0x08)
+    if op in ("ADD", "SUB") and mode is RoundingMode.RTM:  # exact cancellation gives -0
+        zero = odd[ys == 0]
+        negative = np.signbit(a[zero]) | np.signbit(b[zero])
+        out_w[zero] = negative.astype(U64) << U64(fmt.sign_bit)
+    over = (ays > fmt.beyond) & ~infinite & ~nan
+    if over.any():
+        sign = np.signbit(ys[over]).astype(np.intp)
+        out_w[odd[over]] = _overflow_words(fmt.t, mode)[sign]
+        out_f[odd[over]] = FLAG_OF | FLAG_NX
+    if infinite.any():
+        where = odd[infinite]
+        out_w[where] = U64(fmt.inf_word) | (np.signbit(ys[infinite]).astype(U64) << U64(fmt.sign_bit))
+        if op == "DIV":  # binary64 does not overflow here: x/0 with x finite, or an infinite operand
+            out_f[where] = np.where(np.isfinite(a[where]), FLAG_DZ, 0)
+        else:
+            out_f[where] = 0
+    if nan.any():
+        where = odd[nan]
+        signals = fmt.signalling(la[where])
+        operand_nan = np.isnan(a[where])
+        if b is not None:
+            signals |= fmt.signalling(lb[where])
+            operand_nan |= np.isnan(b[where])
+        out_w[where] = fmt.nan_word
+        out_f[where] = np.where(signals | ~operand_nan, FLAG_NV, 0)
+    hard = ((ays >= fmt.max) & (ays <= fmt.beyond)) | ((ays >= fmt.tiny_limit) & (ays <= fmt.min_normal))
+    if hard.any():
+        where = odd[hard]
+        operands = (la[where],) if b is None else (la[where], lb[where])
+        out_w[where], out_f[where] = exact_kernel(*operands)
+
+
+# ----------------------------------------------------------------------------- tables (FP8)
+
+
+_TABLES: dict = {}
+
+
+def _table(op: str, t: DataType, mode: RoundingMode, exact_kernel):
+    key = (op, t.name, mode)
+    if key not in _TABLES:
+        _TABLES[key] = _build_table(op, exact_kernel)
+    return _TABLES[key]
+
+
+def _build_table(op: str, exact_kernel):
+    if op in UNARY_OPS:
+        words, flags = exact_kernel(np.arange(256, dtype=np.uint8))
+    else:
+        codes = np.arange(1 << 16, dtype=np.uint32)
+        words, flags = exact_kernel((codes >> np.uint32(8)).astype(np.uint8), (codes & np.uint32(0xFF)).astype(np.uint8))
+    return words.astype(np.uint8), flags.astype(np.uint8)
+
+
+# ----------------------------------------------------------------------------- entry
+
+
+def run(op: str, t: DataType, mode: RoundingMode, operands, exact_kernel):
+    """``(words uint64, flags uint8)`` for flat lane arrays ``operands`` of type ``t``.
+
+    ``exact_kernel(*lanes)`` is the exact reference on the same operation, type
+    and mode; it serves the lanes (or whole arrays) no fast path decides.
+    """
+    size = operands[0].size
+    if t.name in TABLE_TYPES:
+        if size < TABLE_MIN and (op, t.name, mode) not in _TABLES:
+            return exact_kernel(*operands)
+        words, flags = _table(op, t, mode, exact_kernel)
+        index = operands[0] if op in UNARY_OPS else (operands[0].astype(np.uint16) << np.uint16(8)) | operands[1]
+        return words[index].astype(U64), flags[index]
+    fmt = _format(t)
+    words = np.empty(size, dtype=U64)
+    flags = np.empty(size, dtype=np.uint8)
+    la = operands[0]
+    lb = operands[1] if len(operands) > 1 else None
+    with np.errstate(all="ignore"):
+        for first in range(0, size, CHUNK):
+            block = slice(first, first + CHUNK)
+            _float_block(op, fmt, mode, la[block], None if lb is None else lb[block], words[block], flags[block],
+                         exact_kernel)
+    return words, flags
