@@ -69,6 +69,26 @@ def _counts(args) -> int:
     return 0
 
 
+def _compare(args) -> int:
+    """``pto-avs compare`` on the cases the suite's selection picks (all of them without one)."""
+    from ..contract.case import PROFILES
+    from ..contract.loader import VECTORS_DIR
+    from ..reports import bringup
+    from .campaigns import selection
+
+    if selection.selects(args):
+        try:
+            picked = selection.collect(args, args.vectors or [VECTORS_DIR], PROFILES)
+        except selection.SelectionError as exc:
+            print(f"pto-avs compare: {exc}", file=sys.stderr)
+            return 2
+        if not picked.cases and not picked.vector_errors:
+            print("pto-avs compare: the selection holds no case", file=sys.stderr)
+            return 2
+        args.selected = (picked.cases, picked.vector_errors)
+    return bringup.run(args)
+
+
 def _register(subparsers, name, handler, help_text, configure):
     parser = subparsers.add_parser(name, help=help_text, description=help_text)
     configure(parser)
@@ -85,7 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
               "disassemble instruction words (a word below 0x10000 with bit 0 clear is 16-bit)",
               lambda p: p.add_argument("words", nargs="*", help="words, e.g. 0xd9b19181; stdin when omitted"))
     from ..reports import bringup  # the bring-up comparison (reports/bringup.py)
-    _register(subparsers, "compare", bringup.run, bringup.DESCRIPTION, bringup.add_arguments)
+    from .campaigns import selection  # the suite's selection: IDs, --op, --adr, -k, -m
+    _register(subparsers, "compare", _compare, bringup.DESCRIPTION,
+              lambda p: (bringup.add_arguments(p), selection.add_arguments(p)))
     from .campaigns import fuzz, mutation, sweep  # mutation self-test and campaigns
     _register(subparsers, "mutants", mutation.run, mutation.DESCRIPTION, mutation.add_arguments)
     _register(subparsers, "fuzz", fuzz.run, fuzz.DESCRIPTION, fuzz.add_arguments)

@@ -405,10 +405,14 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         print(f"pto-avs compare: no such vector path: {missing[0]}", file=sys.stderr)
         return 2
-    files = load_paths(paths)
-    cases = [c for f in files for c in f.cases]
-    vector_errors = [f.error for f in files if f.error is not None]
-    vector_errors += [e for f in files for e in f.entries if isinstance(e, VectorError)]
+    selected = getattr(args, "selected", None)  # (cases, vector errors) the caller selected (pto-avs compare -k ...)
+    if selected is not None:
+        cases, vector_errors = selected
+    else:
+        files = load_paths(paths)
+        cases = [c for f in files for c in f.cases]
+        vector_errors = [f.error for f in files if f.error is not None]
+        vector_errors += [e for f in files for e in f.entries if isinstance(e, VectorError)]
     try:
         columns, notes = run_columns(args.device, cases, not args.no_golden, args.batch_size,
                                      quiet=getattr(args, "quiet", False))

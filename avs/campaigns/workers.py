@@ -1,0 +1,109 @@
+"""A campaign's cases spread over local cores and remote hosts by pytest-xdist, not by a scheduler of ours.
+
+    pto-avs spec-check -n 2                                   # two local worker processes
+    pto-avs spec-check --tx 8*ssh=user@host//python=/home/user/pto-avs/.venv/bin/python --tx ...
+
+The cases are handed to pytest as node IDs of ``avs/test_conformance.py`` (the
+conformance suite's own items), run in-process under ``-n``/``--tx``/``--dist`` with
+the plugin's ``--record``: each worker records the answers of the items it ran and
+the controller merges the parts into one file, written whole or not at all (the
+plugin's recording, ``avs/pytest_plugin.py``). A remote host needs pto-avs installed
+and the same checkout at the same path (node IDs and ``--vectors`` paths are this
+machine's). Progress counts the items the workers report.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+DISTRIBUTIONS = ("load", "loadscope", "loadfile", "loadgroup", "worksteal")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("workers (pytest-xdist)")
+    group.add_argument("-n", "--numprocesses", dest="workers", default=None, metavar="N|auto",
+                       help="run the cases on N local pytest-xdist workers (auto: one per core); "
+                            "without -n or --tx they run in this process")
+    group.add_argument("--tx", action="append", default=[], metavar="SPEC",
+                       help="a pytest-xdist gateway, e.g. 4*ssh=user@host//python=/path/.venv/bin/python "
+                            "(repeatable; the host has the same checkout at the same path)")
+    group.add_argument("--dist", default="load", choices=DISTRIBUTIONS,
+                       help="how pytest-xdist hands the cases to workers (default load)")
+
+
+def wanted(args) -> bool:
+    """Whether ``args`` ask for workers (``-n 0`` does not)."""
+    return (args.workers is not None and str(args.workers) != "0") or bool(args.tx)
+
+
+def check(args) -> Optional[str]:
+    """What is wrong with the worker options (None: nothing)."""
+    if args.workers is not None and args.workers != "auto" and not str(args.workers).isdigit():
+        return f"-n {args.workers}: expected a number of workers or auto"
+    try:
+        import xdist  # noqa: F401
+    except ImportError:
+        return "-n/--tx need pytest-xdist (pip install pytest-xdist)" if wanted(args) else None
+    return None
+
+
+def xdist_arguments(args) -> list[str]:
+    out = [f"--numprocesses={args.workers}"] if args.workers is not None and not args.tx else []
+    for spec in args.tx:
+        out.append(f"--tx={spec}")
+    return out + [f"--dist={args.dist}"]
+
+
+def describe(args) -> str:
+    """``2 workers (pytest-xdist -n 2)``, or the gateways."""
+    if args.tx:
+        return f"pytest-xdist workers {', '.join(args.tx)}"
+    return f"pytest-xdist -n {args.workers}"
+
+
+class _Progressing:
+    """Advances a ``reports.progress.Progress`` on each item a worker reports (on the controller)."""
+
+    def __init__(self, progress):
+        self.progress = progress
+        self.done = 0
+
+    def pytest_runtest_logreport(self, report):
+        from ..pytest_plugin import OUTCOME
+
+        if report.when == "call" and any(name == OUTCOME for name, _ in report.user_properties):
+            self.done += 1
+            self.progress.advance(1)
+
+
+@dataclass
+class Outcome:
+    status: int  # pytest's exit status
+    recording: object  # the merged plugins.replay.Recording, or None when none was written
+    said: str  # pytest's own output (for a run that could not start)
+    reported: int  # items reported
+
+
+def run_cases(case_ids: list, options: list, args, progress) -> Outcome:
+    """Run the conformance items of ``case_ids`` (``VECTOR-ID::case``) under pytest-xdist with the
+    plugin ``options`` (devices, profile, vectors), recording every answer; the merged recording."""
+    import pytest
+
+    from ...plugins.replay import Recording
+    from .selection import base_arguments, node_ids
+
+    progressing = _Progressing(progress)
+    with tempfile.TemporaryDirectory(prefix="pto-avs-workers-") as folder:
+        record = Path(folder) / "answers.json"
+        command = [*node_ids(case_ids), *base_arguments(), "-qq", "--no-header",
+                   "-p", "no:warnings", *options, f"--record={record}", *xdist_arguments(args)]
+        said = io.StringIO()
+        with contextlib.redirect_stdout(said):
+            status = pytest.main(command, plugins=[progressing])
+        recording = Recording.read(record) if record.exists() else None
+    return Outcome(int(status), recording, said.getvalue(), progressing.done)
