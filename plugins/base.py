@@ -30,6 +30,13 @@ class Capabilities:
     aspects: frozenset = frozenset(ASPECTS)  # what it can observe
     direct_calls: bool = False  # can run direct-call program items
     extras: dict = field(default_factory=dict, hash=False, compare=False)
+    # The state of issue 23 (vectors/FORMAT.md): whether the device sets an initial global memory and
+    # reads it back with a data fault's address (``memory``), reads the memory-event log (``events``),
+    # sets and reads the shared tile registers S0..S255 (``shared_tiles``). A case that needs one the
+    # device lacks is not supported by it (``Device.supports``), never passed.
+    memory: bool = False
+    events: bool = False
+    shared_tiles: bool = False
 
 
 class Device(ABC):
@@ -58,6 +65,9 @@ class Device(ABC):
             missing = sorted(case_dtypes(case) - caps.dtypes)
             if missing:
                 return f"{self.name} does not support {', '.join(missing)}"
+        lacking = [need for need in case_needs(case) if not getattr(caps, need)]
+        if lacking:
+            return f"{self.name} does not {' or '.join(NEED_WORDS[need] for need in lacking)}"
         return None
 
     def close(self) -> None:
@@ -72,6 +82,99 @@ def case_dtypes(case: Case) -> set:
         if isinstance(item, dict):
             names |= {item[k] for k in ("dtype", "atype", "btype") if item.get(k)}
     return names
+
+
+# What a case may need beyond tiles (the Capabilities flag of each), in the words of a refusal.
+NEEDS = ("memory", "events", "shared_tiles")
+NEED_WORDS = {"memory": "model global memory (initial bytes, memory read-back, data-fault address)",
+              "events": "record the memory-event log",
+              "shared_tiles": "model the shared tile registers S0..S255"}
+MEMORY_EXPECTATIONS = ("memory", "memory_unchanged", "fault_address")
+
+
+def case_needs(case: Case) -> list[str]:
+    """Which of ``NEEDS`` a case needs: ``memory`` when its state gives a memory or it expects memory
+    bytes, an unchanged memory or a fault address; ``events`` when it expects memory events;
+    ``shared_tiles`` when its state or expectations give shared tiles (``one_of`` entries count)."""
+    state, expect = case.state, case.expect
+    outcomes = [expect, *(entry for entry in expect.get("one_of") or () if isinstance(entry, dict))]
+    needs = []
+    if state.get("memory") is not None or any(o.get(k) not in (None, False) for o in outcomes for k in MEMORY_EXPECTATIONS):
+        needs.append("memory")
+    if any(o.get("events") is not None for o in outcomes):
+        needs.append("events")
+    if state.get("shared_tiles") or any(o.get("shared_tiles") for o in outcomes):
+        needs.append("shared_tiles")
+    return needs
+
+
+# The memory members of an observation (vectors/FORMAT.md "Observation"; the spec's MemoryEvent).
+EVENT_KINDS = ("InitialWrite", "Load", "Store", "Atomic", "Fence")
+MEMORY_ORDERS = ("Relaxed", "Acquire", "Release", "AcquireRelease")
+EVENT_SIZES = (1, 2, 4, 8)
+MEMORY_AGENTS = 4  # PTO_MODEL_MEMORY_AGENTS: the PEs of a core
+MEMORY_SIZE_BOUNDS = (256, 65536)  # PTO_MODEL_MEMORY_BYTES's legal range
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+_WORD = 1 << 64
+
+
+def _is_word(value) -> bool:
+    return type(value) is int and 0 <= value < _WORD
+
+
+def memory_answer_problem(data) -> Optional[str]:
+    """What is wrong with the memory members of an observation a device answered (JSON, before it
+    is parsed), naming the member: ``fault_address`` not a 64-bit address; ``memory`` not
+    ``{"size": 256..65536, "hex": 2*size hex digits}``; ``events`` not a list of events of a known
+    ``kind`` and ``order``, an agent 0..3, a 64-bit address, a size of 1, 2, 4 or 8 bytes and
+    64-bit ``read``/``write`` values. None when they are absent or well formed."""
+    if not isinstance(data, dict):
+        return None  # (the observation's own parser says so)
+    address = data.get("fault_address")
+    if address is not None and not _is_word(address):
+        return f"member 'fault_address': {str(address)[:40]!r} is not a 64-bit address"
+    memory = data.get("memory")
+    if memory is not None:
+        if not isinstance(memory, dict):
+            return f"member 'memory' must be an object {{size, hex}}, not {type(memory).__name__}"
+        size, text = memory.get("size"), memory.get("hex")
+        low, high = MEMORY_SIZE_BOUNDS
+        if type(size) is not int or not low <= size <= high:
+            return f"member 'memory.size': {str(size)[:40]!r} is not a memory size {low}..{high}"
+        if not isinstance(text, str):
+            return f"member 'memory.hex' must be a string of hex digits, not {type(text).__name__}"
+        if len(text) != 2 * size:
+            return f"member 'memory.hex': {len(text)} hex digits for a memory of {size} bytes (expected {2 * size})"
+        if not _HEX_DIGITS.issuperset(text):
+            bad = next(i for i, ch in enumerate(text) if ch not in _HEX_DIGITS)
+            return f"member 'memory.hex': {text[bad]!r} at digit {bad} is not a hex digit"
+    events = data.get("events")
+    if events is not None:
+        if not isinstance(events, list):
+            return f"member 'events' must be a list of memory events, not {type(events).__name__}"
+        for number, event in enumerate(events):
+            problem = _event_problem(event)
+            if problem:
+                return f"member 'events.{number}': {problem}"
+    return None
+
+
+def _event_problem(event) -> Optional[str]:
+    if not isinstance(event, dict):
+        return f"an event must be an object, not {type(event).__name__}"
+    if event.get("kind") not in EVENT_KINDS:
+        return f"kind {str(event.get('kind'))[:40]!r} is not one of {', '.join(EVENT_KINDS)}"
+    if "order" in event and event["order"] not in MEMORY_ORDERS:
+        return f"order {str(event['order'])[:40]!r} is not one of {', '.join(MEMORY_ORDERS)}"
+    agent = event.get("agent")
+    if agent is not None and not (type(agent) is int and 0 <= agent < MEMORY_AGENTS):
+        return f"agent {str(agent)[:40]!r} is not a PE 0..{MEMORY_AGENTS - 1}"
+    if event.get("size") is not None and not (type(event["size"]) is int and event["size"] in EVENT_SIZES):
+        return f"size {str(event['size'])[:40]!r} is not 1, 2, 4 or 8 bytes"
+    for name in ("address", "read", "write"):
+        if event.get(name) is not None and not _is_word(event[name]):
+            return f"{name} {str(event[name])[:40]!r} is not a 64-bit value"
+    return None
 
 
 DeviceFactory = Callable[[Optional[str]], Device]

@@ -1,10 +1,16 @@
 """The process device: an external program speaking the pto-avs device protocol.
 
 ``--device process:<command line>`` starts the program and exchanges JSON lines
-with it over stdin/stdout (``plugins/protocol.md``, version 1.0): the program
+with it over stdin/stdout (``plugins/protocol.md``, version 1.1): the program
 announces its capabilities in a ``hello``, gets cases in ``execute`` requests of
 up to ``max_batch`` cases (program text already assembled into words) and
 answers each request with one ``results`` line.
+
+Version 1.1 adds the state of issue 23: the case's global memory, per-PE GPR files and
+shared tiles, and in the answer the memory image, the memory-event log, the data-fault
+address and the shared tiles, each capability announced in the hello. A device that
+announces 1.0 keeps working: a case that needs memory, events, per-PE GPRs or shared
+tiles is not sent to it and is reported not supported (never passed).
 
 A device that crashes, hangs past the timeout or answers garbage never stops or
 hangs the run: the cases that got no valid answer become device-error
@@ -34,14 +40,15 @@ import weakref
 from typing import Iterable, Optional
 
 from ..contract import spec_data
-from ..contract.case import ASPECTS, PROFILES, Case, Observation
+from ..contract.case import ASPECTS, PROFILES, Case, Observation, TileObservation, tile_meaning_problem
 from ..device_model.dtypes import NAMES as DTYPE_NAMES
 from ..device_model.encoding import assemble, raw_instruction
-from .base import Capabilities, Device
+from .base import NEEDS, Capabilities, Device, case_needs, memory_answer_problem
 
 PROTOCOL = "pto-avs-device"
 PROTOCOL_MAJOR = 1
-PROTOCOL_VERSION = "1.0"
+PROTOCOL_VERSION = "1.1"
+MEMORY_MINOR = 1  # the first minor version that carries memory, events, per-PE GPRs and shared tiles
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_START_TIMEOUT = 60.0
 DEFAULT_MAX_BATCH = 64
@@ -263,13 +270,21 @@ def parse_hello(message: dict) -> tuple[str, Capabilities, int]:
     extras = caps.get("extras", {})
     if not isinstance(direct_calls, bool):
         raise ProtocolError("hello capabilities.direct_calls must be true or false")
+    state = {}
+    for need in NEEDS:  # memory, events, shared_tiles: absent is false; a 1.0 device has none of them
+        value = caps.get(need, False)
+        if not isinstance(value, bool):
+            raise ProtocolError(f"hello capabilities.{need} must be true or false")
+        state[need] = value and int(minor) >= MEMORY_MINOR
+    if aspects is not None:  # an aspect of state the device does not model is not one it observes
+        aspects = frozenset(a for a in aspects if a not in NEEDS or state[a])
     if not isinstance(max_batch, int) or isinstance(max_batch, bool) or max_batch < 1:
         raise ProtocolError("hello capabilities.max_batch must be a positive integer")
     if not isinstance(extras, dict):
         raise ProtocolError("hello capabilities.extras must be an object")
     capabilities = Capabilities(profile=profile, operations=operations or frozenset(), dtypes=dtypes,
                                 aspects=aspects, direct_calls=direct_calls,
-                                extras={**extras, "device": name, "protocol_version": version})
+                                extras={**extras, "device": name, "protocol_version": version}, **state)
     return name, capabilities, max_batch
 
 
@@ -296,13 +311,35 @@ def program_items(case: Case) -> list[dict]:
     return items
 
 
+def _hex(data) -> str:
+    """Bytes of a memory region as the protocol's hex string (two lowercase digits a byte)."""
+    if isinstance(data, str):
+        return "".join(data.split()).lower()
+    return bytes(data).hex()
+
+
+def memory_json(memory: dict) -> dict:
+    """``state.memory`` in the protocol's shape: the size and the regions, each an integer address
+    and its bytes as a hex string."""
+    out = {k: v for k, v in memory.items() if v is not None and k != "regions"}
+    out["regions"] = [{**{k: v for k, v in region.items() if v is not None and k != "bytes"},
+                       "bytes": _hex(region.get("bytes", ""))} for region in memory.get("regions") or ()]
+    return out
+
+
 def state_json(state: dict) -> dict:
     """The case's initial state in the protocol's shape (absent members left out, not null)."""
-    out = {k: v for k, v in state.items() if v is not None and k != "tiles"}
+    out = {k: v for k, v in state.items() if v is not None and k not in ("tiles", "shared_tiles")}
     if "gprs" in out:
         out["gprs"] = {str(k): v for k, v in out["gprs"].items()}
     if "tiles" in state:
         out["tiles"] = [{k: v for k, v in tile.items() if v is not None} for tile in state["tiles"]]
+    if "memory" in out:
+        out["memory"] = memory_json(out["memory"])
+    if "pe_gprs" in out:
+        out["pe_gprs"] = {str(pe): {str(k): v for k, v in gprs.items()} for pe, gprs in out["pe_gprs"].items()}
+    if state.get("shared_tiles") is not None:
+        out["shared_tiles"] = [{k: v for k, v in tile.items() if v is not None} for tile in state["shared_tiles"]]
     return out
 
 
@@ -398,7 +435,20 @@ class ProcessDevice(Device):
         return reason
 
     def _static_reason(self, case: Case) -> Optional[str]:
-        return super().supports(case) or self._unsupported.get(case.id)
+        return self._version_reason(case) or super().supports(case) or self._unsupported.get(case.id)
+
+    def _version_reason(self, case: Case) -> Optional[str]:
+        """A device of protocol 1.0 gets no state of issue 23: the reason a case that has some is not sent."""
+        version = str(self.capabilities.extras.get("protocol_version", PROTOCOL_VERSION))
+        if int(version.partition(".")[2]) >= MEMORY_MINOR:
+            return None
+        wanted = [need.replace("_", " ") for need in case_needs(case)]
+        if case.state.get("pe_gprs"):
+            wanted.append("per-PE GPR files")
+        if not wanted:
+            return None
+        return (f"{self.name} speaks {PROTOCOL} version {version}, which carries no {', '.join(wanted)} "
+                f"(version {PROTOCOL_VERSION} does)")
 
     def execute(self, case: Case) -> Observation:
         return self.execute_batch([case])[0]
@@ -513,6 +563,11 @@ class ProcessDevice(Device):
         if kind == "error":
             return Observation.device_error(f"the device reported: {value}")
         try:
+            problem = memory_answer_problem(value) or _shared_tiles_problem(value)
+            if problem:
+                raise ValueError(problem)
+            if isinstance(value, dict) and isinstance(value.get("memory"), dict):
+                value = {**value, "memory": {**value["memory"], "hex": value["memory"]["hex"].lower()}}
             observation = Observation.from_json(value)
             _check_observation(observation)
         except (ValueError, TypeError, AttributeError) as exc:
@@ -552,23 +607,51 @@ def _check_observation(obs: Observation) -> None:
     for index, tile in obs.tiles.items():
         if not 0 <= index < 64:
             raise ValueError(f"member 'tiles' key {index} is not a TileIndex 0..63")
-        where = f"tiles.{index}"
-        for name in ("rows", "cols", "capacity"):
-            value = getattr(tile, name)
-            if value is not None and value < 0:
-                raise ValueError(f"member '{where}.{name}': {value!r} is not a non-negative integer")
-        if tile.valid is not None and not (len(tile.valid) == 2 and all(map(_is_int, tile.valid))):
-            raise ValueError(f"member '{where}.valid': {list(tile.valid)!r} is not [rows, cols]")
-        for name in ("words", "defined"):
-            grid = getattr(tile, name)
-            if grid is not None:
-                problem = _grid_problem(grid, name, tile.rows, tile.cols)
-                if problem:
-                    raise ValueError(f"member '{where}.{name}' {problem}")
-        if tile.storage is not None and not all(map(_is_int, tile.storage)):
-            raise ValueError(f"member '{where}.storage' is not a list of integers")
-        if tile.bytes is not None and not all(_is_int(b) and 0 <= b <= 255 for b in tile.bytes):
-            raise ValueError(f"member '{where}.bytes' is not a list of bytes 0..255")
+        _check_tile(f"tiles.{index}", tile)
+
+
+SHARED_TILE_COUNT = 256  # S0..S255
+
+
+def _shared_tiles_problem(data) -> Optional[str]:
+    """What is wrong with an answer's ``shared_tiles`` (an object of S-register index -> tile), if anything."""
+    shared = data.get("shared_tiles") if isinstance(data, dict) else None
+    if shared is None:
+        return None
+    if not isinstance(shared, dict):
+        return f"member 'shared_tiles' must be an object of tiles by S index, not {type(shared).__name__}"
+    for key, tile in shared.items():
+        if not (isinstance(key, str) and key.isascii() and key.isdigit() and int(key) < SHARED_TILE_COUNT):
+            return f"member 'shared_tiles' key {key!r} is not a shared tile index 0..{SHARED_TILE_COUNT - 1}"
+        try:
+            parsed = TileObservation.from_json(tile, f"shared_tiles.{key}")
+            _check_tile(f"shared_tiles.{key}", parsed)
+            problem = tile_meaning_problem(f"shared_tiles.{key}", parsed)
+            if problem:
+                return problem
+        except ValueError as exc:
+            return str(exc)
+    return None
+
+
+def _check_tile(where: str, tile: TileObservation) -> None:
+    """Ranges and shapes of one observed tile (``where`` names it); ValueError names the first problem."""
+    for name in ("rows", "cols", "capacity"):
+        value = getattr(tile, name)
+        if value is not None and value < 0:
+            raise ValueError(f"member '{where}.{name}': {value!r} is not a non-negative integer")
+    if tile.valid is not None and not (len(tile.valid) == 2 and all(map(_is_int, tile.valid))):
+        raise ValueError(f"member '{where}.valid': {list(tile.valid)!r} is not [rows, cols]")
+    for name in ("words", "defined"):
+        grid = getattr(tile, name)
+        if grid is not None:
+            problem = _grid_problem(grid, name, tile.rows, tile.cols)
+            if problem:
+                raise ValueError(f"member '{where}.{name}' {problem}")
+    if tile.storage is not None and not all(map(_is_int, tile.storage)):
+        raise ValueError(f"member '{where}.storage' is not a list of integers")
+    if tile.bytes is not None and not all(_is_int(b) and 0 <= b <= 255 for b in tile.bytes):
+        raise ValueError(f"member '{where}.bytes' is not a list of bytes 0..255")
 
 
 def open_device(arg: Optional[str]) -> ProcessDevice:

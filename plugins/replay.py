@@ -32,6 +32,13 @@ and whoever can run pto-avs can write a new recording with a new digest: compare
 digest a report shows with the one published with the recording. A file without a digest
 (hand-written) replays, shown as ``unsigned``.
 
+An observation carries the memory members of protocol 1.1 as the device gave them (the
+memory image, the event log, the fault address, the shared tiles); a recorded device's
+``memory``/``events``/``shared_tiles`` capabilities come back with it, so a case needing one it
+lacked is not supported on replay. A recording written before these existed reads as before:
+its devices had none of them, and its case digests are unchanged (an empty memory, per-PE GPR
+or shared tile member of a case's state is left out of the digest).
+
 Bounds: a recording is read as a stream, at most ``MAX_RECORDING_BYTES`` of JSON text
 (after decompression); past that it is refused.
 
@@ -42,7 +49,9 @@ File format (JSON)::
                                       absent: complete)
      "digest": "<sha256>",           (over everything else; absent: a hand-written file)
      "devices": {"<label>": {"capabilities": {...},          (profile, operations, dtypes,
-                                                              aspects, direct_calls, device)
+                                                              aspects, direct_calls, device;
+                                                              memory, events, shared_tiles
+                                                              when true)
                              "cases": {"<vector id>::<case>": {"digest": "<sha256>",
                                                                "observation": {...}}
                                        | {"digest": ..., "unsupported": "<reason>"}}}}}
@@ -58,7 +67,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..contract.case import ASPECTS, PROFILES, Case, Observation
-from .base import Capabilities, Device
+from .base import NEEDS, Capabilities, Device
 
 RECORDING_FORMAT = "pto-avs-recording/1"
 PARTIAL = "partial:"  # replay:partial:FILE replays an incomplete recording
@@ -79,9 +88,20 @@ def device_line(label: str, capabilities: dict) -> str:
     return label + (f" ({', '.join(f'{k}={v}' for k, v in sorted(said.items()))})" if said else "")
 
 
+# State members of protocol 1.1 (issue 23); left out of a case's digest when empty, so that a case
+# without them keeps the digest it was recorded under before they existed.
+STATE_MEMBERS_1_1 = ("memory", "pe_gprs", "shared_tiles")
+
+
 def case_digest(case: Case) -> str:
-    """What a case runs (not what it expects), as a stable hash."""
-    text = json.dumps(case.to_json(), sort_keys=True, default=str)
+    """What a case runs (not what it expects), as a stable hash: its operation, initial state and
+    program (an empty memory, per-PE GPR or shared tile member of the state counts as absent)."""
+    data = case.to_json()
+    state = data["state"]
+    if any(state.get(k) in (None, {}, [], ()) for k in STATE_MEMBERS_1_1 if k in state):
+        data = {**data, "state": {k: v for k, v in state.items()
+                                  if not (k in STATE_MEMBERS_1_1 and v in (None, {}, [], ()))}}
+    text = json.dumps(data, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -93,6 +113,9 @@ def capabilities_to_json(caps: Capabilities) -> dict:
         "aspects": sorted(caps.aspects),
         "direct_calls": caps.direct_calls,
     }
+    for need in NEEDS:  # written only when true: a recording of a device without them reads as before
+        if getattr(caps, need):
+            out[need] = True
     said = {str(k): str(v) for k, v in caps.extras.items() if v is not None and not str(k).startswith("recording")}
     if said:
         out["device"] = said  # what the device said of itself (the spec device: checkout, interpreter, commit)
@@ -123,11 +146,17 @@ def capabilities_from_json(data: dict) -> Capabilities:
     direct_calls = data.get("direct_calls", False)
     if not isinstance(direct_calls, bool):
         raise ValueError(f"'direct_calls' must be true or false, not {json.dumps(direct_calls)[:60]}")
+    state = {}
+    for need in NEEDS:
+        value = data.get(need, False)
+        if not isinstance(value, bool):
+            raise ValueError(f"'{need}' must be true or false, not {json.dumps(value)[:60]}")
+        state[need] = value
     if "device" in data and not (isinstance(data["device"], dict)
                                  and all(isinstance(v, str) for v in data["device"].values())):
         raise ValueError("'device' must map names to text")
     return Capabilities(profile=profile, operations=_names(data, "operations"), dtypes=dtypes,
-                        aspects=_names(data, "aspects", ASPECTS), direct_calls=direct_calls)
+                        aspects=_names(data, "aspects", ASPECTS), direct_calls=direct_calls, **state)
 
 
 def _plain(value):
@@ -278,7 +307,8 @@ class ReplayDevice(Device):
         self.capabilities = Capabilities(
             caps.profile, caps.operations, caps.dtypes, caps.aspects, caps.direct_calls,
             extras={"recording": str(path), "recording.digest": digest or UNSIGNED,
-                    "recording.device": device_line(label, entry["capabilities"])})
+                    "recording.device": device_line(label, entry["capabilities"])},
+            memory=caps.memory, events=caps.events, shared_tiles=caps.shared_tiles)
         self.cases = entry["cases"]
 
     def evidence(self) -> str:

@@ -84,6 +84,7 @@ class AslrefDevice(Device):
         if reset not in program.RESETS:
             raise SetupError(f"reset={reset}: expected one of {', '.join(program.RESETS)}")
         self.spec = spec
+        self.memory_bytes = config.get("PTO_MODEL_MEMORY_BYTES")  # the build's memory size; a case must match
         self.batch = batch
         self.timeout = timeout
         self.case_time = case_time
@@ -95,10 +96,23 @@ class AslrefDevice(Device):
         self.capabilities = Capabilities(
             profile="pto-v0", operations=spec_operations(), direct_calls=True,
             aspects=frozenset(a for a in ASPECTS if a != "encoding"),  # the spec runs words, it has no assembler
-            extras={"spec": str(spec.root), "aslref": spec.aslref, "pinned": spec.pinned_commit})
+            extras={"spec": str(spec.root), "aslref": spec.aslref, "pinned": spec.pinned_commit},
+            memory=True, events=True, shared_tiles=True)
 
     def supports(self, case: Case) -> Optional[str]:
-        return super().supports(case) or program.unsupported(case, self.contracts)
+        return super().supports(case) or self._memory_reason(case) or program.unsupported(case, self.contracts)
+
+    def _memory_reason(self, case: Case) -> Optional[str]:
+        """A case whose memory size is not the spec build's PTO_MODEL_MEMORY_BYTES cannot run on it (a
+        ``config`` bound is fixed when the spec is built, as the tile bound is)."""
+        try:
+            size = program.memory_size(case.state)
+        except (TypeError, ValueError):
+            return "the case's memory size is not an integer"
+        if size != self.memory_bytes:
+            return (f"the case's memory is {size} bytes; this spec build's PTO_MODEL_MEMORY_BYTES is "
+                    f"{self.memory_bytes} (a config bound fixed when the spec is built)")
+        return None
 
     def execute(self, case: Case) -> Observation:
         return self.execute_batch([case])[0]

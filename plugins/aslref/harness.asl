@@ -8,10 +8,45 @@
 
 func AVSSetGPR(index: GPRIndex, value: Word)
 begin
-    // The vector format has one GPR file; every PE's private copy holds it.
-    for pe = 0 to PTO_MODEL_MEMORY_AGENTS - 1 do
-        WritePEGPR(pe as MemoryAgentId, index, value);
+    // The vector's `gprs` are PE 0's file (the file ReadGPR reads with
+    // _CurrentMemoryAgent 0); PE 1..3 keep their reset zeros unless the
+    // vector's `pe_gprs` give them values (AVSSetPEGPR).
+    WritePEGPR(0, index, value);
+end;
+
+// Writes one PE's private GPR (the vector's `gprs` are PE 0's file, its
+// `pe_gprs` the files of PE 1..3).
+func AVSSetPEGPR(pe: MemoryAgentId, index: GPRIndex, value: Word)
+begin
+    WritePEGPR(pe, index, value);
+end;
+
+// Writes count (1..8) bytes of value, little-endian, from address on through
+// the spec's WriteMemoryByte (set-up: no event, no fault, no reservation).
+func AVSSetMemory(address: integer {0..65535}, value: Word,
+                  count: integer {1..8})
+begin
+    for byte_index = 0 to count - 1 do
+        WriteMemoryByte(Zeros{PTO_XLEN} + (address + byte_index),
+            value[(byte_index * 8) +: 8]);
     end;
+end;
+
+// Shared tile S<shared> from the tile just configured and written in the
+// scratch local register: the scratch register gets back the state it had
+// (saved, saved_mask), then the snapshot is installed with the spec's
+// AtomicUpdateSharedTile under the allocation mask.
+func AVSInstallSharedTile(shared: bits(8), scratch: TileIndex, mask: bits(4),
+                          saved: TileInfo, saved_mask: bits(4)) => boolean
+begin
+    let snapshot = _Tiles[[scratch]];
+    _Tiles[[scratch]] = saved;
+    _TileAllocationMasks[[scratch]] = saved_mask;
+    if !AtomicUpdateSharedTile(shared, snapshot, mask) then
+        println "Z AtomicUpdateSharedTile refused shared tile ", UInt(shared);
+        return FALSE;
+    end;
+    return TRUE;
 end;
 
 func AVSConfigureTile(index: TileIndex, capacity: integer {0..262144},
@@ -269,6 +304,73 @@ begin
             byte_index as integer {0..2047}));
     end;
     println "";
+end;
+
+// A: the fault address (_FaultAddress; the comparator reads it for a data
+// fault only).
+func AVSObserveFaultAddress()
+begin
+    println "A ", UInt(_FaultAddress);
+end;
+
+// M: every byte of memory (decimal), address 0 first, read with the spec's
+// ReadMemoryByte.
+func AVSObserveMemory()
+begin
+    print "M ", PTO_MODEL_MEMORY_BYTES;
+    for address = 0 to PTO_MODEL_MEMORY_BYTES - 1 do
+        print " ", UInt(ReadMemoryByte(Zeros{PTO_XLEN} + address));
+    end;
+    println "";
+end;
+
+// E: one line per captured memory event, in order: kind, agent, address,
+// size, value read, value written, order.
+func AVSObserveEvents()
+begin
+    println "V ", _MemoryEventCount;
+    for index = 0 to _MemoryEventCount - 1 do
+        let event = _MemoryEvents[[index as MemoryEventIndex]];
+        println "E ", event.kind, " ", event.agent, " ", UInt(event.address),
+            " ", event.size_bytes, " ", UInt(event.read_value), " ",
+            UInt(event.write_value), " ", event.order;
+    end;
+end;
+
+// G, then S: per shared tile register with a valid descriptor, its descriptor (as a
+// T line, the allocation mask last, then the initialized mask), then one R
+// line per row: storage index, definedness (an element of an initialized
+// quarter that the record defines) and the Word ReadSharedTileWord reads.
+func AVSObserveSharedTiles()
+begin
+    println "G";
+    for index = 0 to PTO_SHARED_TILE_COUNT - 1 do
+        let shared = _SharedTiles[[index]];
+        if shared.descriptor_valid then
+            let tile = shared.tile;
+            println "S ", index, " ", tile.storage_kind, " ", tile.data_type,
+                " ", tile.layout, " ", tile.location, " ", tile.rows, " ",
+                tile.columns, " ", tile.valid_rows, " ", tile.valid_columns,
+                " ", tile.capacity_bytes, " ", UInt(shared.allocation_mask),
+                " ", UInt(shared.initialized_mask);
+            for row = 0 to tile.rows - 1 do
+                print "R";
+                for column = 0 to tile.columns - 1 do
+                    let element = TileLogicalLinearIndex(tile,
+                        row as integer {0..65535},
+                        column as integer {0..65535});
+                    let region = SharedTileElementRegion(tile, element);
+                    let initialized = shared.initialized_mask[
+                        PTOPEMaskBitOfPEIdentity(region)] == '1';
+                    print " ", element, ":",
+                        if initialized && TileLogicalElementDefined(tile, element)
+                            then 1 else 0,
+                        ":", UInt(ReadSharedTileWord(Zeros{8} + index, element));
+                end;
+                println "";
+            end;
+        end;
+    end;
 end;
 
 // F: last fault; N: NumericStatus; U: capacity in use; per allocated tile a T

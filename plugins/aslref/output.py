@@ -12,6 +12,14 @@
                                      Word (decimal) of each coordinate (a predicate tile: logical
                                      index, defined 0/1, bit)
     B <byte> ...                     after a predicate tile's rows: its payload bytes (decimal)
+    A <address>                      _FaultAddress (decimal; kept for a data fault only)
+    M <size> <byte> ...              the whole memory image, address 0 first (decimal bytes)
+    V <count>                        the number of captured memory events, then per event
+    E <kind> <agent> <address> <size> <read> <write> <order>
+    G                                the shared tiles follow (to the end of the case), each
+    S <index> ... <allocation mask> <initialized mask>
+                                     a shared tile register with a valid descriptor (the fields
+                                     of a T line, then its initialized quarters), R lines follow
 """
 from __future__ import annotations
 
@@ -168,6 +176,58 @@ def observation(case: CaseOutput, steps: list[str]) -> Observation:
         return Observation.device_error(f"unreadable interpreter output for this case: {exc}")
 
 
+DATA_FAULTS = ("Fault_DataAlignment", "Fault_DataPage")
+
+
+def _memory_members(lines: list[str], fault: Optional[str]) -> dict:
+    """The observation's memory members (their JSON shape) from the A, M, V/E and S lines."""
+    members: dict = {}
+    address = next((line[2:] for line in lines if line.startswith("A ")), None)
+    if address is not None and fault in DATA_FAULTS:
+        members["fault_address"] = int(address)
+    image = next((line.split()[1:] for line in lines if line.startswith("M ")), None)
+    if image is not None:
+        size, data = int(image[0]), image[1:]
+        if len(data) != size:
+            raise OutputError(f"memory: {len(data)} bytes printed for {size}")
+        members["memory"] = {"size": size, "hex": bytes(int(b) for b in data).hex()}
+    count = next((int(line[2:]) for line in lines if line.startswith("V ")), None)
+    if count is not None:
+        events = [line.split()[1:] for line in lines if line.startswith("E ")]
+        if len(events) != count:
+            raise OutputError(f"events: {len(events)} printed for {count}")
+        members["events"] = [{"kind": _name(kind, "MemoryEvent_"), "agent": int(agent), "address": int(address),
+                              "size": int(size), "read": int(read), "write": int(write),
+                              "order": _name(order, "MemoryOrder_")}
+                             for kind, agent, address, size, read, write, order in events]
+    return members
+
+
+def _shared_tiles(lines: list[str]) -> dict:
+    """Shared tiles (S header + R rows) as observation JSON, by S index."""
+    shared = {}
+    position = 0
+    while position < len(lines):
+        header = lines[position].split()[1:]
+        if not lines[position].startswith("S ") or len(header) != 12:
+            raise OutputError(f"expected a shared tile header, got {lines[position][:80]!r}")
+        count = int(header[5])
+        index, tile = _tile(header[:11], lines[position + 1: position + 1 + count])
+        shared[str(index)] = tile.to_json()
+        position += 1 + count
+    return shared
+
+
+def _with_memory_members(observation: Observation, members: dict) -> Observation:
+    """``observation`` with the memory members, parsed by the contract's own Observation.from_json."""
+    if not members:
+        return observation
+    parsed = Observation.from_json({"fault": observation.fault, **members})
+    for name in members:
+        setattr(observation, name, getattr(parsed, name, members[name]))
+    return observation
+
+
 def _observation(lines: list[str], steps: list[str]) -> Observation:
     rejected = next((line.split(maxsplit=3) for line in lines if line.startswith("X ")), None)
     values = {line[0]: line[2:] for line in lines if line[:2] in ("F ", "N ", "U ")}
@@ -188,6 +248,13 @@ def _observation(lines: list[str], steps: list[str]) -> Observation:
         return Observation.device_error(
             f"the spec raised {fault}, a fault class outside the pto-avs observation contract"
             + (f" ({detail})" if detail else ""))
+    marker = next((i for i, line in enumerate(lines) if line == "G"), None)  # shared tiles follow
+    shared_lines = [] if marker is None else lines[marker + 1:]
+    lines = lines if marker is None else lines[:marker]
+    members = _memory_members(lines, fault)
+    if marker is not None:
+        members["shared_tiles"] = _shared_tiles([line for line in shared_lines if line[:2] in ("S ", "R ")
+                                                 or line == "R"])
     tiles = {}
     position = 0
     tile_lines = [line for line in lines if line[:2] in ("T ", "R ", "B ") or line in ("R", "B")]
@@ -202,4 +269,5 @@ def _observation(lines: list[str], steps: list[str]) -> Observation:
                             tile_lines[after] if packed and after < len(tile_lines) else None)
         tiles[index] = tile
         position = after + packed
-    return Observation(fault=fault, flags=int(values["N"]), tiles=tiles, detail=detail)
+    return _with_memory_members(Observation(fault=fault, flags=int(values["N"]), tiles=tiles, detail=detail),
+                                members)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Optional
 
 from ...contract.case import Case
+from ..base import case_needs
 from ...contract.tile_state import CUBE_LAYOUTS, parse_coordinate
 from ...device_model import dtypes
 from ...device_model.encoding import assemble, raw_instruction
@@ -24,6 +25,7 @@ from ...device_model.encoding.names import CMODE_NAMES, LAYOUT_CODES, ROUNDING_C
 from ...device_model.padding import PAD_NAMES, pad_name
 
 HARNESS = Path(__file__).with_name("harness.asl")
+DEFAULT_MEMORY_BYTES = 4096  # the vector format's default memory size (the spec's config default)
 WORD_MASK = (1 << 64) - 1
 SHADOW_PREFIX = "AVSShadow"
 RESETS = ("snapshot", "fresh")
@@ -129,8 +131,71 @@ def _state_lines(state: dict) -> list[str]:
              f"_SystemRegisters.core_state[36:32] = {_bits(_in_range('status', state.get('status', 0), 0, 31), 5)};"]
     for index, value in sorted(state.get("gprs", {}).items()):
         lines.append(f"AVSSetGPR({_in_range('GPR index', int(index), 0, 23)}, {_word(value)});")
+    for pe, gprs in sorted((int(pe), gprs) for pe, gprs in (state.get("pe_gprs") or {}).items()):
+        for index, value in sorted((int(i), v) for i, v in gprs.items()):
+            lines.append(f"AVSSetPEGPR({_in_range('PE', pe, 0, 3)}, {_in_range('GPR index', index, 0, 23)}, "
+                         f"{_word(value)});")
+    lines += _memory_lines(state.get("memory"))
+    lines += _shared_tile_lines(state.get("shared_tiles") or ())
     for tile in state.get("tiles", []):
         lines += _tile_lines(tile)
+    return lines
+
+
+def region_bytes(region: dict) -> bytes:
+    """A memory region's bytes: a hex string (whitespace allowed, as in the vector) or bytes."""
+    data = region.get("bytes", b"")
+    if isinstance(data, str):
+        return bytes.fromhex("".join(data.split()))
+    return bytes(data)
+
+
+def memory_size(state: dict) -> int:
+    """The case's PTO_MODEL_MEMORY_BYTES (the vector format's default: 4096)."""
+    return int((state.get("memory") or {}).get("size", DEFAULT_MEMORY_BYTES))
+
+
+def _memory_lines(memory: Optional[dict]) -> list[str]:
+    """The initial memory: every nonzero 8-byte piece of each region written with AVSSetMemory (the
+    spec's WriteMemoryByte; reset leaves every byte 0, a later region overwrites an earlier one)."""
+    if not memory:
+        return []
+    size = memory_size({"memory": memory})
+    image = bytearray(size)
+    for region in memory.get("regions") or ():
+        address, data = int(region["address"]), region_bytes(region)
+        if address < 0 or address + len(data) > size:
+            raise ValueError(f"memory region at {address:#x} of {len(data)} bytes does not fit {size} bytes")
+        image[address:address + len(data)] = data
+    lines = []
+    for start in range(0, size, 8):
+        piece = bytes(image[start:start + 8])
+        if any(piece):
+            lines.append(f"AVSSetMemory({start}, {_word(int.from_bytes(piece, 'little'))}, {len(piece)});")
+    return lines
+
+
+SCRATCH_TILE = 0  # the local register a shared tile is built in before it is installed (then given back)
+
+
+def _shared_tile_lines(shared_tiles) -> list[str]:
+    """Each shared tile: configured and written in the scratch local register like a ``tiles`` item,
+    then installed as S<index> with the spec's AtomicUpdateSharedTile under the item's mask (its
+    allocation mask); the scratch register is given back its reset state first."""
+    if not shared_tiles:
+        return []
+    lines = [f"let AVSScratchTile = _Tiles[[{SCRATCH_TILE}]];",
+             f"let AVSScratchMask = _TileAllocationMasks[[{SCRATCH_TILE}]];"]
+    for tile in shared_tiles:
+        index = _in_range("shared tile index", tile["index"], 0, 255)
+        if tile.get("binding"):
+            raise ValueError(f"shared tile {index}: the aslref adapter does not map a B.IOS binding")
+        if tile.get("layout", "RowMajor") in CUBE_LAYOUTS or tile.get("storage_kind") == "predicate":
+            raise ValueError(f"shared tile {index}: a shared tile register holds no CUBE or predicate tile")
+        mask = str(tile.get("mask", "1111"))
+        lines += _tile_lines({**tile, "index": SCRATCH_TILE})
+        lines.append(f"if !AVSInstallSharedTile({_bits(index, 8)}, {SCRATCH_TILE}, '{mask}', AVSScratchTile, "
+                     f"AVSScratchMask) then return FALSE; end;")
     return lines
 
 
@@ -308,18 +373,32 @@ def _direct_call(number: int, item: dict) -> str:
     raise ValueError(f"direct call {item.get('call')!r}: expected one of {', '.join(SPECIAL_CALLS)}")
 
 
+def observers(case: Case) -> list[str]:
+    """The harness functions that print what the case needs observed beyond tiles and faults: the
+    fault address always, the memory image, the event log and the shared tiles when it needs them."""
+    needs = case_needs(case)
+    return (["AVSObserveFaultAddress"] + (["AVSObserveMemory"] if "memory" in needs else [])
+            + (["AVSObserveEvents"] if "events" in needs else [])
+            + (["AVSObserveSharedTiles"] if "shared_tiles" in needs else []))
+
+
 def case_function(number: int, case: Case, contracts: dict) -> tuple[str, list[str]]:
     """The ASL function of one case (after the functions its steps need) and the descriptions
-    of its steps (raises ValueError when the case cannot be written)."""
+    of its steps (raises ValueError when the case cannot be written). A case that expects memory
+    events starts the spec's event capture (agent 0) after its initial state, before its program."""
     steps = program_steps(case.program, contracts, f"AVSCase{number}")
     body = _state_lines(case.state)
+    if "events" in case_needs(case):
+        body.append("StartMemoryEventCapture(0);")
     # SPEC-CHOICE 21: the program ends at the first step not executed. The spec keeps the block open
     # (the trap context saves it; a later BSTART would first commit it), but a vector's program ends at
     # its first fault, so nothing ever continues it (vectors/SPEC-CHOICES.md row 21).
     body += [f"if !{call} then return TRUE; end;" for call, _, _ in steps]
     text = (f"// {case.id}\n" + "".join(needed for _, _, needed in steps if needed)
             + f"func AVSCase{number}() => boolean\nbegin\n"
-            + "".join(f"    {line}\n" for line in body) + "    return TRUE;\nend;\n")
+            + "".join(f"    {line}\n" for line in body) + "    return TRUE;\nend;\n"
+            + f"func AVSObserveCase{number}()\nbegin\n    AVSObserve();\n"
+            + "".join(f"    {name}();\n" for name in observers(case)) + "end;\n")
     return text, [description for _, description, _ in steps]
 
 
@@ -352,7 +431,7 @@ def batch_program(functions: list[tuple[int, str]], globals_: list[tuple[str, st
     for number, _ in functions:
         if reset == "snapshot":
             main.append("    AVSRestore();")
-        main += [f'    println "C {number}";', f"    if AVSCase{number}() then AVSObserve(); end;",
+        main += [f'    println "C {number}";', f"    if AVSCase{number}() then AVSObserveCase{number}(); end;",
                  f'    println "Q {number}";']
     main += ["    return 0;", "end;", ""]
     parts.append("\n".join(main))

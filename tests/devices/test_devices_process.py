@@ -623,7 +623,7 @@ def test_the_give_up_limit_is_a_setting(proxy, monkeypatch):
 def test_unknown_major_version_is_refused(proxy, monkeypatch):
     monkeypatch.setenv("FAKE_VERSION", "2.0")
     with pytest.raises(ValueError, match=r"device speaks pto-avs-device version 2\.0; this adapter speaks "
-                                         r"version 1\.x \(1\.0\) and refuses it"):
+                                         r"version 1\.x \(1\.1\) and refuses it"):
         ProcessDevice(proxy)
 
 
@@ -705,7 +705,8 @@ def test_hello_checks_name_what_is_wrong():
     base = {"type": "hello", "protocol": "pto-avs-device", "version": "1.0", "device": "d",
             "capabilities": {"profile": "hw-ieee", "operations": ["TCVT"]}}
     name, caps, batch = parse_hello(base)
-    assert (name, caps.dtypes, caps.aspects, batch) == ("d", None, frozenset(ASPECTS), 64)
+    # A 1.0 device observes every aspect but those of the memory it cannot be given (protocol 1.1).
+    assert (name, caps.dtypes, caps.aspects, batch) == ("d", None, frozenset(ASPECTS) - {"memory", "events"}, 64)
     problems = {
         "profile": ({"profile": "ieee"}, "capabilities.profile must be one of pto-v0, hw-ieee, not 'ieee'"),
         "ops": ({"operations": ["TADD", "TFOO"]}, "capabilities.operations names unknown TFOO"),
