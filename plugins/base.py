@@ -118,6 +118,12 @@ _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 _WORD = 1 << 64
 
 
+def _shown(value) -> str:
+    """A value a device answered, as a message quotes it (clipped)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
 def _is_word(value) -> bool:
     return type(value) is int and 0 <= value < _WORD
 
@@ -132,7 +138,7 @@ def memory_answer_problem(data) -> Optional[str]:
         return None  # (the observation's own parser says so)
     address = data.get("fault_address")
     if address is not None and not _is_word(address):
-        return f"member 'fault_address': {str(address)[:40]!r} is not a 64-bit address"
+        return f"member 'fault_address': {_shown(address)} is not a 64-bit address"
     memory = data.get("memory")
     if memory is not None:
         if not isinstance(memory, dict):
@@ -140,7 +146,7 @@ def memory_answer_problem(data) -> Optional[str]:
         size, text = memory.get("size"), memory.get("hex")
         low, high = MEMORY_SIZE_BOUNDS
         if type(size) is not int or not low <= size <= high:
-            return f"member 'memory.size': {str(size)[:40]!r} is not a memory size {low}..{high}"
+            return f"member 'memory.size': {_shown(size)} is not a memory size {low}..{high}"
         if not isinstance(text, str):
             return f"member 'memory.hex' must be a string of hex digits, not {type(text).__name__}"
         if len(text) != 2 * size:
@@ -163,17 +169,17 @@ def _event_problem(event) -> Optional[str]:
     if not isinstance(event, dict):
         return f"an event must be an object, not {type(event).__name__}"
     if event.get("kind") not in EVENT_KINDS:
-        return f"kind {str(event.get('kind'))[:40]!r} is not one of {', '.join(EVENT_KINDS)}"
+        return f"kind {_shown(event.get('kind'))} is not one of {', '.join(EVENT_KINDS)}"
     if "order" in event and event["order"] not in MEMORY_ORDERS:
-        return f"order {str(event['order'])[:40]!r} is not one of {', '.join(MEMORY_ORDERS)}"
+        return f"order {_shown(event['order'])} is not one of {', '.join(MEMORY_ORDERS)}"
     agent = event.get("agent")
     if agent is not None and not (type(agent) is int and 0 <= agent < MEMORY_AGENTS):
-        return f"agent {str(agent)[:40]!r} is not a PE 0..{MEMORY_AGENTS - 1}"
+        return f"agent {_shown(agent)} is not a PE 0..{MEMORY_AGENTS - 1}"
     if event.get("size") is not None and not (type(event["size"]) is int and event["size"] in EVENT_SIZES):
-        return f"size {str(event['size'])[:40]!r} is not 1, 2, 4 or 8 bytes"
+        return f"size {_shown(event['size'])} is not 1, 2, 4 or 8 bytes"
     for name in ("address", "read", "write"):
         if event.get(name) is not None and not _is_word(event[name]):
-            return f"{name} {str(event[name])[:40]!r} is not a 64-bit value"
+            return f"{name} {_shown(event[name])} is not a 64-bit value"
     return None
 
 

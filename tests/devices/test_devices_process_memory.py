@@ -1,0 +1,178 @@
+"""Protocol 1.1 through a real device process (tests/data/memory_device.py): the memory state a
+1.1 device is sent and the memory members it answers; a 1.0 device kept working and told
+`not supported` (never run, never passed) for a case that needs memory, events, per-PE GPRs or
+shared tiles; garbage memory answers as that case's device error.
+
+Expected values are the case's own initial state, written by hand here; the device echoes what
+it was sent, so every check is of what crossed the protocol.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from pto_avs.contract.case import Case
+from pto_avs.contract.compare import compare
+from pto_avs.plugins.base import Capabilities, Device, case_needs
+from pto_avs.plugins.process import UNSUPPORTED, ProcessDevice
+
+pytestmark = pytest.mark.slow  # starts device processes
+
+DEVICE = Path(__file__).parents[1] / "data" / "memory_device.py"
+PROGRAM = ("BSTART.TLOAD U32; B.DIM LB0=4; B.DIM LB1=1; B.IOR R5, R6; B.IOT mask=1111, <last>, ->T<1>; BSTOP",)
+REGIONS = [{"address": 0x100, "bytes": "00112233"}, {"address": 0xFFC, "bytes": "a0b1c2d3"}]
+
+
+def case(name: str, state: dict, expect: dict | None = None, operation: str = "TLOAD") -> Case:
+    full = {"tile_capacity": 262144, "status": 0, "gprs": {5: 0x100}, "tiles": [], **state}
+    return Case("PTO-AVS-X-MEMORY-PROTOCOL", name, operation, "execution", ("pto-v0",), (), (), full, PROGRAM,
+                expect or {})
+
+
+MEMORY = case("memory", {"memory": {"size": 4096, "regions": REGIONS}}, {"memory": [REGIONS[0]]})
+PE_GPRS = case("pe-gprs", {"pe_gprs": {1: {5: 0xFF8}}})
+SHARED = case("shared", {"shared_tiles": [{"index": 7, "dtype": "U32", "capacity": 128, "cols": 4, "valid": [1, 1],
+                                           "layout": "RowMajor", "location": "Any", "mask": "1111",
+                                           "defined": "valid", "data": [[0xCAFE]]}]})
+EVENTS = case("events", {}, {"events": [{"kind": "Load", "agent": 0, "address": 0x100, "size": 4}]})
+PLAIN = case("plain", {})
+
+
+def open_memory_device(*arguments: str) -> ProcessDevice:
+    return ProcessDevice([sys.executable, str(DEVICE), *arguments])
+
+
+@pytest.fixture
+def device_1_1():
+    device = open_memory_device("1.1")
+    yield device
+    device.close()
+
+
+@pytest.fixture
+def device_1_0():
+    device = open_memory_device("1.0")
+    yield device
+    device.close()
+
+
+def test_a_1_1_device_is_sent_the_memory_state_and_its_memory_answer_is_read(device_1_1):
+    caps = device_1_1.capabilities
+    assert (caps.memory, caps.events, caps.shared_tiles) == (True, True, True)
+    assert {"memory", "events"} <= caps.aspects
+    memory, pe_gprs, shared = device_1_1.execute_batch([MEMORY, PE_GPRS, SHARED])
+    sent = json.loads(memory.detail)
+    # Addresses as integers, bytes as hex strings, the size as given (plugins/protocol.md "execute").
+    assert sent["memory"] == {"size": 4096, "regions": REGIONS}
+    image = bytes.fromhex(memory.memory["hex"])
+    assert memory.memory["size"] == 4096 and len(image) == 4096
+    assert image[0x100:0x104] == bytes([0x00, 0x11, 0x22, 0x33]) and image[0xFFC:] == bytes([0xA0, 0xB1, 0xC2, 0xD3])
+    assert image.count(0) == 4096 - 7  # every other byte as reset leaves it (0x00 at 0x100 is one of the zeros)
+    assert memory.events == [
+        {"kind": "Store", "agent": 0, "address": 0x100, "size": 1, "read": 0, "write": 0x00, "order": "Release"},
+        {"kind": "Store", "agent": 0, "address": 0xFFC, "size": 1, "read": 0, "write": 0xA0, "order": "Release"}]
+    # Per-PE GPR files keyed by PE and GPR number as strings, like gprs; the fault address read back.
+    assert json.loads(pe_gprs.detail)["pe_gprs"] == {"1": {"5": 0xFF8}}
+    assert (pe_gprs.fault, pe_gprs.fault_address) == ("Fault_DataPage", 0xFF8)
+    assert json.loads(shared.detail)["shared_tiles"][0]["index"] == 7
+    assert shared.shared_tiles[7].words == [[0xCAFE]]
+
+
+def test_a_1_1_memory_answer_is_judged(device_1_1):
+    verdict = compare(MEMORY, device_1_1.execute(MEMORY), device_1_1.capabilities.aspects)
+    assert verdict.outcome == "pass", verdict.report()
+    moved = case("moved", MEMORY.state, {"memory": [{"address": 0x101, "bytes": "00112233"}]})
+    verdict = compare(moved, device_1_1.execute(moved), device_1_1.capabilities.aspects)
+    assert verdict.outcome == "fail", verdict.report()
+
+
+def test_a_1_0_device_keeps_working_and_is_told_not_supported_for_the_memory_state(device_1_0):
+    caps = device_1_0.capabilities
+    # A 1.0 hello cannot claim the state of 1.1, whatever it says.
+    assert (caps.memory, caps.events, caps.shared_tiles) == (False, False, False)
+    assert not {"memory", "events"} & caps.aspects
+    reasons = {c.name: device_1_0.supports(c) for c in (MEMORY, PE_GPRS, SHARED, EVENTS, PLAIN)}
+    assert reasons["plain"] is None
+    for name, what in (("memory", "memory"), ("pe-gprs", "per-PE GPR files"), ("shared", "shared tiles"),
+                       ("events", "events")):
+        assert reasons[name] == (f"memory-test 1.0 speaks pto-avs-device version 1.0, which carries no {what} "
+                                 f"(version 1.1 does)"), name
+    observations = device_1_0.execute_batch([MEMORY, PE_GPRS, SHARED, EVENTS, PLAIN])
+    for observation in observations[:4]:
+        assert observation.error.startswith(f"{UNSUPPORTED}: memory-test 1.0 speaks pto-avs-device version 1.0")
+    plain = observations[4]
+    assert plain.error is None and "memory" not in json.loads(plain.detail)
+    assert device_1_0._batch_number == 1  # only the plain case was sent, in one request
+
+
+def test_a_1_1_device_without_memory_is_not_sent_memory_cases_but_gets_per_pe_gprs():
+    device = open_memory_device("1.1", "--no-memory")
+    try:
+        assert (device.capabilities.memory, device.capabilities.events) == (False, False)
+        assert device.supports(MEMORY) == ("memory-test 1.1 does not model global memory (initial bytes, memory "
+                                           "read-back, data-fault address)")
+        assert device.supports(EVENTS) == "memory-test 1.1 does not record the memory-event log"
+        assert device.supports(SHARED) == "memory-test 1.1 does not model the shared tile registers S0..S255"
+        assert device.supports(PE_GPRS) is None  # a 1.1 device is given per-PE GPRs; it may answer unsupported
+        assert device.execute(PE_GPRS).fault_address == 0xFF8
+    finally:
+        device.close()
+
+
+def test_garbage_memory_answers_are_that_cases_device_error():
+    device = open_memory_device("1.1", "--garbage")
+    try:
+        short = case("short-hex", MEMORY.state)
+        kind = case("bad-kind", MEMORY.state)
+        short_answer, kind_answer, good = device.execute_batch([short, kind, MEMORY])
+        assert short_answer.error == ("malformed observation from the device: member 'memory.hex': 8191 hex digits "
+                                      "for a memory of 4096 bytes (expected 8192)")
+        assert kind_answer.error == ("malformed observation from the device: member 'events.0': kind 'Flush' is "
+                                     "not one of InitialWrite, Load, Store, Atomic, Fence")
+        assert good.error is None and good.memory["size"] == 4096  # its batch mate keeps its answer
+        assert device.restarts == 0  # a malformed entry is that case's error, not a broken device
+    finally:
+        device.close()
+
+
+@pytest.mark.parametrize("answer, member", [
+    ({"memory": {"size": 4096, "hex": "zz" * 4096}}, "member 'memory.hex': 'z' at digit 0 is not a hex digit"),
+    ({"memory": {"size": 100, "hex": "00" * 100}}, "member 'memory.size': 100 is not a memory size 256..65536"),
+    ({"memory": "00" * 4096}, "member 'memory' must be an object {size, hex}, not str"),
+    ({"events": [{"kind": "Load", "agent": 4}]}, "member 'events.0': agent 4 is not a PE 0..3"),
+    ({"events": [{"kind": "Load", "size": 3}]}, "member 'events.0': size 3 is not 1, 2, 4 or 8 bytes"),
+    ({"events": [{"kind": "Load", "order": "SeqCst"}]}, "member 'events.0': order 'SeqCst' is not one of Relaxed, "
+                                                       "Acquire, Release, AcquireRelease"),
+    ({"events": {"kind": "Load"}}, "member 'events' must be a list of memory events, not dict"),
+    ({"fault_address": -4}, "member 'fault_address': -4 is not a 64-bit address"),
+    ({"shared_tiles": {"256": {}}}, "member 'shared_tiles' key '256' is not a shared tile index 0..255"),
+    ({"shared_tiles": {"3": {"words": "none"}}}, "member 'shared_tiles.3.words' must be an array or null, not string"),
+])
+def test_each_malformed_memory_member_is_named(device_1_1, answer, member):
+    observation = device_1_1._answer("x::y", {"id": "x::y", "observation": {"fault": None, "tiles": {}, **answer}})
+    assert observation.error == f"malformed observation from the device: {member}"
+
+
+class _TileOnlyDevice(Device):
+    """An in-process adapter that declares nothing of the memory state (the Capabilities defaults)."""
+
+    name = "tiles-only"
+    capabilities = Capabilities(profile="pto-v0", operations=frozenset({"TLOAD"}))
+
+    def execute(self, case):
+        raise AssertionError("a case the device does not support is never run")
+
+
+def test_an_adapter_that_declares_no_memory_is_not_given_memory_cases():
+    device = _TileOnlyDevice()
+    assert [case_needs(c) for c in (MEMORY, EVENTS, SHARED, PE_GPRS, PLAIN)] == [
+        ["memory"], ["events"], ["shared_tiles"], [], []]
+    unchanged = case("unchanged", {}, {"memory_unchanged": True})
+    fault_address = case("address", {}, {"fault": "Fault_DataPage", "fault_address": 0x1000})
+    outcome_set = case("one-of", {}, {"one_of": [{"tiles": []}, {"memory": [REGIONS[0]]}]})
+    for needing in (MEMORY, unchanged, fault_address, outcome_set):
+        assert device.supports(needing).startswith("tiles-only does not model global memory"), needing.name
+    assert device.supports(case("not-unchanged", {}, {"memory_unchanged": False})) is None
