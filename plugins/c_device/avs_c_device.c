@@ -1,7 +1,7 @@
 /*
  * avs_c_device.c: an example external device for pto-avs, in C.
  *
- * It speaks the pto-avs device protocol (plugins/protocol.md, version 1.0):
+ * It speaks the pto-avs device protocol (plugins/protocol.md, version 1.1):
  * JSON lines over stdin/stdout. It announces itself with a `hello`, answers
  * each `execute` request with one `results` line, and exits on `shutdown` or
  * end of input. Diagnostics go to stderr, never to stdout.
@@ -22,6 +22,13 @@
  * Tiles are held by logical coordinate, so the layout transforms between
  * RowMajor, ColumnMajor, ZN and NZ change only the descriptor here; CUBE
  * layouts are not supported.
+ * It has no global memory, one GPR file and no shared tile registers: its
+ * hello says "memory", "events" and "shared_tiles" false (so the adapter does
+ * not send a case that gives or expects memory, memory events, a fault address
+ * or shared tiles), and a case whose state still carries memory, per-PE GPR
+ * files or shared tiles (version 1.1 sends every device per-PE GPRs) is
+ * answered `unsupported`, as is every memory operation (TLOAD, TSTORE, ...:
+ * only TCVT runs).
  *
  * WHERE A LAB PLUGS IN ITS SIMULATOR
  * The protocol half of this file (JSON reading and writing, the request
@@ -50,7 +57,7 @@
 #include <string.h>
 
 #define PROTOCOL_NAME "pto-avs-device"
-#define PROTOCOL_VERSION "1.0"
+#define PROTOCOL_VERSION "1.1"
 #define DEVICE_NAME "avs-c-device 1.0"
 
 /* ------------------------------------------------------------------------ */
@@ -871,6 +878,13 @@ static bool load_state(Machine *m, const JVal *state, Outcome *o)
     if (state->type != J_OBJ)
         return BAD_CASE(o, "'state' must be an object");
     const JVal *v;
+    /* LAB: a simulator with global memory reads state.memory here (size and regions: integer
+     * addresses, bytes as hex strings), state.pe_gprs (PE 1..3 files) and state.shared_tiles. */
+    static const char *const not_modelled[][2] = {
+        {"memory", "global memory"}, {"pe_gprs", "per-PE GPR files"}, {"shared_tiles", "shared tile registers"}};
+    for (size_t i = 0; i < sizeof not_modelled / sizeof not_modelled[0]; i++)
+        if ((v = jget(state, not_modelled[i][0])) && v->type != J_NULL)
+            return UNSUPPORTED(o, "this device models no %s (state.%s)", not_modelled[i][1], not_modelled[i][0]);
     if ((v = jget(state, "tile_capacity")) && !juint(v, UINT64_MAX, &m->tile_capacity))
         return BAD_CASE(o, "state: 'tile_capacity' must be an unsigned integer");
     uint64_t status = 0;
@@ -1685,6 +1699,8 @@ static void emit_hello(Buf *out, const Options *opt)
      * and encoding (the device receives words, never assembly text). */
     buf_puts(out, "],\"aspects\":[\"fault\",\"flags\",\"descriptor\",\"payload\",\"carrier\","
                   "\"padding_defined\",\"padding_value\",\"sources\"],\"direct_calls\":false,");
+    /* Protocol 1.1: no global memory, no memory-event log, no shared tile registers. */
+    buf_puts(out, "\"memory\":false,\"events\":false,\"shared_tiles\":false,");
     buf_printf(out, "\"max_batch\":%u}}", opt->max_batch);
     emit(out);
 }

@@ -176,3 +176,36 @@ def test_an_adapter_that_declares_no_memory_is_not_given_memory_cases():
     for needing in (MEMORY, unchanged, fault_address, outcome_set):
         assert device.supports(needing).startswith("tiles-only does not model global memory"), needing.name
     assert device.supports(case("not-unchanged", {}, {"memory_unchanged": False})) is None
+
+
+def test_the_c_device_says_it_has_no_memory_and_answers_unsupported_for_memory_state(tmp_path):
+    from pto_avs.plugins import c_device
+
+    try:
+        binary, _ = c_device.build(tmp_path)
+    except c_device.CompilerMissing as exc:
+        pytest.skip(str(exc))
+    device = ProcessDevice([str(binary), "--profile", "pto-v0"])
+    try:
+        caps = device.capabilities
+        assert caps.extras["protocol_version"] == "1.1"
+        assert (caps.memory, caps.events, caps.shared_tiles) == (False, False, False)
+        tcvt = ("BSTART.VEC TCVT, U16; B.DATR U8, Sat=1; B.DIM LB0=1; B.DIM LB2=8; "
+                "B.IOT T1, mask=1111, <last>, ->T<1>; BSTOP")
+        tile = {"index": 1, "dtype": "U16", "capacity": 256, "cols": 8, "valid": [1, 1], "layout": "RowMajor",
+                "location": "Any", "mask": "1111", "defined": "valid", "data": [[300]]}
+        state = {"tile_capacity": 262144, "status": 0, "gprs": {}, "tiles": [tile]}
+        with_peers = Case("PTO-AVS-X-MEMORY-PROTOCOL", "c-peers", "TCVT", "execution", ("pto-v0",), (), (),
+                          {**state, "pe_gprs": {1: {5: 1}}}, (tcvt,), {})
+        with_memory = Case("PTO-AVS-X-MEMORY-PROTOCOL", "c-memory", "TCVT", "execution", ("pto-v0",), (), (),
+                           {**state, "memory": {"size": 4096, "regions": []}}, (tcvt,), {})
+        plain = Case("PTO-AVS-X-MEMORY-PROTOCOL", "c-plain", "TCVT", "execution", ("pto-v0",), (), (), state,
+                     (tcvt,), {})
+        assert device.supports(with_memory).startswith("avs-c-device 1.0 (pto-v0) does not model global memory")
+        peers, memory, ran = device.execute_batch([with_peers, with_memory, plain])
+        assert peers.error == (f"{UNSUPPORTED}: avs-c-device 1.0 (pto-v0): this device models no per-PE GPR files "
+                               f"(state.pe_gprs)")
+        assert memory.error.startswith(f"{UNSUPPORTED}: avs-c-device 1.0 (pto-v0) does not model global memory")
+        assert ran.error is None and ran.tiles[0].words[0][0] == 255  # U16 300 -> U8 saturates to 255
+    finally:
+        device.close()
