@@ -17,7 +17,10 @@ FAULT_CLASSES = (
     "Fault_BundleControl",
     "Fault_TileLegality",
     "Fault_TileAllocation",
+    "Fault_DataAlignment",
+    "Fault_DataPage",
 )
+DATA_FAULTS = ("Fault_DataAlignment", "Fault_DataPage")  # the faults that carry a fault address
 ASPECTS = (
     "fault",
     "flags",
@@ -29,7 +32,10 @@ ASPECTS = (
     "sources",
     "storage",
     "encoding",
+    "memory",
+    "events",
 )
+EVENT_FIELDS = ("kind", "agent", "address", "size", "read", "write", "order")  # an observed memory event
 
 
 @dataclass(frozen=True)
@@ -67,7 +73,7 @@ class Case:
 # The JSON type of every Observation member, when it is not null (vectors/FORMAT.md "Observation").
 MEMBER_TYPES = {
     "fault": "string", "flags": "integer", "tiles": "object", "encoding": "array", "error": "string",
-    "detail": "string",
+    "detail": "string", "fault_address": "integer", "memory": "object", "events": "array", "shared_tiles": "object",
 }
 TILE_MEMBER_TYPES = {
     "dtype": "string", "layout": "string", "location": "string", "mask": "string", "rows": "integer",
@@ -121,17 +127,50 @@ def observation_problem(observation: "Observation") -> Optional[str]:
         problem = member_problem(name, getattr(observation, name), wanted)
         if problem:
             return problem
-    for index, tile in observation.tiles.items():
+    problem = memory_problem(observation)
+    if problem:
+        return problem
+    for member, index, tile in (*(("tiles", i, t) for i, t in observation.tiles.items()),
+                                *(("shared_tiles", i, t) for i, t in (observation.shared_tiles or {}).items())):
         if not isinstance(tile, TileObservation):
-            return f"member 'tiles.{index}' must be a tile, not {json_type(tile)}"
+            return f"member '{member}.{index}' must be a tile, not {json_type(tile)}"
         for name, wanted in TILE_MEMBER_TYPES.items():
-            problem = member_problem(f"tiles.{index}.{name}", getattr(tile, name), wanted)
+            problem = member_problem(f"{member}.{index}.{name}", getattr(tile, name), wanted)
             if problem:
                 return problem
-        problem = tile_meaning_problem(f"tiles.{index}", tile)
+        problem = tile_meaning_problem(f"{member}.{index}", tile)
         if problem:
             return problem
     return None
+
+
+def memory_problem(observation: "Observation") -> Optional[str]:
+    """The first memory member of ``observation`` that means nothing: an image whose hex is not
+    two digits for each of ``size`` bytes, an event that is not an object of integers and names."""
+    memory = observation.memory
+    if memory is not None:
+        size, text = memory.get("size"), memory.get("hex")
+        if json_type(size) != "integer" or not 256 <= size <= 65536:
+            return "member 'memory.size' must be an integer 256..65536"
+        if not isinstance(text, str) or len(text) != 2 * size or not _is_hex(text):
+            return f"member 'memory.hex' must be {2 * size} hex digits (the whole {size}-byte image)"
+    for i, event in enumerate(observation.events or ()):
+        if not isinstance(event, dict):
+            return f"member 'events.{i}' must be an object, not {json_type(event)}"
+        for name in EVENT_FIELDS:
+            wanted = "string" if name in ("kind", "order") else "integer"
+            problem = member_problem(f"events.{i}.{name}", event.get(name), wanted)
+            if problem:
+                return problem
+    return None
+
+
+def _is_hex(text: str) -> bool:
+    try:
+        bytes.fromhex(text)
+    except ValueError:
+        return False
+    return text.isascii() and " " not in text
 
 
 @lru_cache(maxsize=None)
@@ -219,6 +258,13 @@ class Observation:
     encoding: Optional[list[int]] = None
     error: Optional[str] = None  # set when the device failed to execute the case
     detail: Optional[str] = None  # the device's own account of a fault (which step, why), if it gives one
+    fault_address: Optional[int] = None  # the faulting data address of a data fault
+    memory: Optional[dict] = None  # {"size": N, "hex": 2N lowercase hex digits}: the whole image
+    events: Optional[list] = None  # memory events, each {kind, agent, address, size, read, write, order}
+    shared_tiles: Optional[dict] = None  # SharedTileIndex -> TileObservation
+
+    def memory_bytes(self) -> Optional[bytes]:
+        return None if self.memory is None else bytes.fromhex(self.memory["hex"])
 
     def to_json(self) -> dict:
         out: dict[str, Any] = {"fault": self.fault, "flags": self.flags,
@@ -229,6 +275,14 @@ class Observation:
             out["error"] = self.error
         if self.detail is not None:
             out["detail"] = self.detail
+        if self.fault_address is not None:
+            out["fault_address"] = self.fault_address
+        if self.memory is not None:
+            out["memory"] = dict(self.memory)
+        if self.events is not None:
+            out["events"] = [dict(e) for e in self.events]
+        if self.shared_tiles is not None:
+            out["shared_tiles"] = {str(i): t.to_json() for i, t in sorted(self.shared_tiles.items())}
         return out
 
     @classmethod
@@ -241,21 +295,32 @@ class Observation:
             problem = member_problem(name, data.get(name), wanted)
             if problem:
                 raise ValueError(problem)
-        parsed = {}
-        for key, tile in (data.get("tiles") or {}).items():
-            if isinstance(key, str) and key.isascii() and key.isdigit():
-                index = int(key)
-            elif type(key) is int:
-                index = key
-            else:
-                raise ValueError(f"member 'tiles' key {key!r} is not a TileIndex")
-            parsed[index] = TileObservation.from_json(tile, f"tiles.{key}")
+        parsed = _tiles_from_json(data.get("tiles") or {}, "tiles")
+        shared = None if data.get("shared_tiles") is None else _tiles_from_json(data["shared_tiles"], "shared_tiles")
         fault = data.get("fault")
         if fault is not None and fault not in FAULT_CLASSES:
             raise ValueError(f"unknown fault class {fault!r}")
-        return cls(fault=fault, flags=data.get("flags"), tiles=parsed, encoding=data.get("encoding"),
-                   error=data.get("error"), detail=data.get("detail"))
+        observation = cls(fault=fault, flags=data.get("flags"), tiles=parsed, encoding=data.get("encoding"),
+                          error=data.get("error"), detail=data.get("detail"), fault_address=data.get("fault_address"),
+                          memory=data.get("memory"), events=data.get("events"), shared_tiles=shared)
+        problem = memory_problem(observation)
+        if problem:
+            raise ValueError(problem)
+        return observation
 
     @classmethod
     def device_error(cls, message: str) -> "Observation":
         return cls(error=message)
+
+
+def _tiles_from_json(tiles: dict, member: str) -> dict:
+    parsed = {}
+    for key, tile in tiles.items():
+        if isinstance(key, str) and key.isascii() and key.isdigit():
+            index = int(key)
+        elif type(key) is int:
+            index = key
+        else:
+            raise ValueError(f"member '{member}' key {key!r} is not a TileIndex")
+        parsed[index] = TileObservation.from_json(tile, f"{member}.{key}")
+    return parsed

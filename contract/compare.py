@@ -19,7 +19,7 @@ never a NaN, an infinity or the other zero) passes, and the payload verdict says
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Optional
 
@@ -145,6 +145,15 @@ def expected_aspects(case: Case, observation: Optional[Observation] = None) -> l
         wanted.add("flags")
     if "encoding" in expect:
         wanted.add("encoding")
+    outcomes = expect.get("one_of", [])
+    if "memory" in expect or expect.get("memory_unchanged") or any("memory" in o for o in outcomes):
+        wanted.add("memory")
+    if "events" in expect or any("events" in o for o in outcomes):
+        wanted.add("events")
+    if any("tiles" in o for o in outcomes):
+        observed_tiles = expected_aspects(replace(case, expect={"tiles": [t for o in outcomes for t in o.get("tiles", [])]}),
+                                          observation)
+        wanted.update(a for a in observed_tiles if a != "fault")
     if expect.get("unchanged"):
         wanted.add("sources")
     if "allocated" in expect:
@@ -183,6 +192,8 @@ def compare(case: Case, observation: Observation, observable, profile: Optional[
     if observation.error is not None:
         verdict.error = str(observation.error)
         return verdict
+    if case.expect.get("one_of"):
+        return _compare_outcomes(case, observation, observable, profile)
     try:
         _check_structure(observation)
         checks = _Checks(case, observation)
@@ -196,6 +207,50 @@ def compare(case: Case, observation: Observation, observable, profile: Optional[
         verdict.aspects.clear()
     verdict.failure_source = (case, profile)
     return verdict
+
+
+def outcome_cases(case: Case) -> list[Case]:
+    """The case once for each ``one_of`` entry: its memory regions join the case's, its events
+    replace the case's, its tiles join the case's tiles."""
+    base = {k: v for k, v in case.expect.items() if k != "one_of"}
+    cases = []
+    for outcome in case.expect["one_of"]:
+        expect = dict(base)
+        if "memory" in outcome:
+            expect["memory"] = list(base.get("memory", [])) + list(outcome["memory"])
+        if "events" in outcome:
+            expect["events"] = list(outcome["events"])
+        if "tiles" in outcome:
+            expect["tiles"] = list(base.get("tiles", [])) + list(outcome["tiles"])
+        cases.append(replace(case, expect=expect))
+    return cases
+
+
+def _compare_outcomes(case: Case, observation: Observation, observable, profile: Optional[str]) -> Verdict:
+    """A case with an outcome set: the verdict of the first entry whose aspects all pass, else of
+    the closest entry (fewest failing aspects, then fewest differing comparisons), named."""
+    verdicts = [compare(entry, observation, observable, profile) for entry in outcome_cases(case)]
+    for number, verdict in enumerate(verdicts):
+        if verdict.error is None and not verdict.failed:
+            _name_outcome(verdict, number, len(verdicts), "matches")
+            return verdict
+    closest = min(range(len(verdicts)), key=lambda i: (verdicts[i].error is not None, len(verdicts[i].failed),
+                                                       sum(verdicts[i].aspects[a].mismatches for a in verdicts[i].failed)))
+    verdict = verdicts[closest]
+    _name_outcome(verdict, closest, len(verdicts), "is the closest")
+    verdict.case_id = case.id
+    return verdict
+
+
+def _name_outcome(verdict: Verdict, number: int, count: int, how: str) -> None:
+    for aspect in ("memory", "events", "payload", "descriptor", "carrier", "storage"):
+        if aspect in verdict.aspects:
+            entry = verdict.aspects[aspect]
+            text = f"one_of[{number}] of {count} {how}"
+            if entry.status == FAIL:
+                entry.diff.insert(0, f"no entry of one_of matches; {text}")
+            elif entry.status == PASS:
+                entry.note = f"{text}" + (f"; {entry.note}" if entry.note else "")
 
 
 def failure_inputs(case: Case, profile: Optional[str], verdict: Verdict) -> list[str]:
@@ -225,6 +280,57 @@ def _check_structure(observation: Observation) -> None:
     problem = observation_problem(observation)  # a member of the wrong type is never judged
     if problem:
         raise MalformedObservation(problem)
+
+
+# ---------------------------------------------------------------------------
+# memory
+
+
+def initial_memory_size(state: dict) -> int:
+    """The memory size a case runs with (its ``state.memory.size``, else the spec's 4096)."""
+    return (state.get("memory") or {}).get("size", 4096)
+
+
+def initial_memory(state: dict) -> bytes:
+    """The whole initial memory image of a case: its regions over zero bytes."""
+    image = bytearray(initial_memory_size(state))
+    for region in (state.get("memory") or {}).get("regions", []):
+        data = bytes.fromhex(region["bytes"])
+        image[region["address"]:region["address"] + len(data)] = data
+    return bytes(image)
+
+
+def _event_matches(expected: dict, observed) -> bool:
+    return isinstance(observed, dict) and all(observed.get(k) == v for k, v in expected.items())
+
+
+def _event_text(event) -> str:
+    if not isinstance(event, dict):
+        return repr(event)
+    parts = [f"{k}={v:#x}" if k in ("address", "read", "write") and isinstance(v, int) else f"{k}={v}"
+             for k, v in event.items()]
+    return "{" + ", ".join(parts) + "}"
+
+
+def _unmatched_events(expected: list, observed: list) -> Optional[int]:
+    """The first expected event no observed event can be matched to when each observed event
+    matches at most one expected event (a maximum bipartite matching: the lists hold at most
+    16 events), or None when every expected event is matched."""
+    partner: dict = {}  # observed index -> expected index
+
+    def assign(want: int, seen: set) -> bool:
+        for got, event in enumerate(observed):
+            if got not in seen and _event_matches(expected[want], event):
+                seen.add(got)
+                if got not in partner or assign(partner[got], seen):
+                    partner[got] = want
+                    return True
+        return False
+
+    for want in range(len(expected)):
+        if not assign(want, set()):
+            return want
+    return None
 
 
 # ---------------------------------------------------------------------------
@@ -307,6 +413,10 @@ class _Checks:
         expected, observed = self.case.expect.get("fault"), self.obs.fault
         tally = _Tally("fault")
         tally.check(expected == observed, "fault", expected or "no fault", observed or "no fault")
+        if "fault_address" in self.case.expect:
+            want, got = self.case.expect["fault_address"], self.obs.fault_address
+            tally.check(want == got, "fault address", f"{want:#x}",
+                        "nothing (not reported)" if got is None else f"{got:#x}")
         verdict = tally.verdict()
         if verdict.status == FAIL and self.obs.detail:
             verdict.diff.append(f"device says: {self.obs.detail}")
@@ -330,6 +440,67 @@ class _Checks:
             got = f"0x{observed[i]:08X}" if i < len(observed) and isinstance(observed[i], int) else (
                 "no word" if i >= len(observed) else repr(observed[i]))
             tally.check(exp == got, f"encoding[{i}]", exp, got)
+        return tally.verdict()
+
+    def memory(self) -> AspectVerdict:
+        """Expected regions (and ``memory_unchanged``: the whole initial image) against the
+        observed image; the first divergence is the first differing byte address."""
+        tally = _Tally("memory")
+        observed = self.obs.memory_bytes()
+        size = initial_memory_size(self.case.state)
+        if observed is None:
+            tally.check(False, "memory", f"a {size}-byte image", "nothing (not reported)")
+            return tally.verdict()
+        if len(observed) != size:
+            tally.check(False, "memory size", f"{size} bytes", f"{len(observed)} bytes")
+            return tally.verdict()
+        wanted = []
+        if self.case.expect.get("memory_unchanged"):
+            wanted.append((0, initial_memory(self.case.state), "the initial image"))
+        wanted += [(r["address"], bytes.fromhex(r["bytes"]), f"region {r['address']:#x}")
+                   for r in self.case.expect.get("memory", [])]
+        for address, expected, what in wanted:
+            got = observed[address:address + len(expected)]
+            tally.checked += len(expected)
+            differ = np.flatnonzero(np.frombuffer(expected, np.uint8) != np.frombuffer(got, np.uint8))
+            if differ.size:
+                tally.mismatches += int(differ.size)
+                first = int(differ[0])
+                if tally.first is None:
+                    at = address + first
+                    tally.first = Divergence(f"memory byte {at:#x} ({what})", f"{expected[first]:#04x}",
+                                             f"{got[first]:#04x}")
+                    start = max(0, first - 4)
+                    tally.diff += [f"expected {address + start:#06x}: {expected[start:start + 12].hex(' ')}",
+                                   f"observed {address + start:#06x}: {got[start:start + 12].hex(' ')}"]
+        return tally.verdict()
+
+    def events(self) -> AspectVerdict:
+        """The expected memory events against the observed log: in order (``events_order:
+        exact``, the default) or as a multiset (``any``); omitted keys are not compared."""
+        expected = list(self.case.expect.get("events", []))
+        observed = self.obs.events
+        tally = _Tally("events")
+        if observed is None:
+            tally.check(False, "events", f"{len(expected)} events", "nothing (not reported)")
+            return tally.verdict()
+        observed = list(observed)
+        if self.case.expect.get("events_order", "exact") == "any":
+            unmatched = _unmatched_events(expected, observed)
+            tally.checked = max(len(expected), len(observed))
+            if unmatched is not None or len(expected) != len(observed):
+                tally.mismatches = max(1, abs(len(expected) - len(observed)))
+                where = (f"events (expected event {unmatched} of any order)" if unmatched is not None
+                         else "events count")
+                tally.first = Divergence(where, _event_text(expected[unmatched]) if unmatched is not None
+                                         else f"{len(expected)} events", f"{len(observed)} events observed")
+            return tally.verdict()
+        for i in range(max(len(expected), len(observed))):
+            want = expected[i] if i < len(expected) else None
+            got = observed[i] if i < len(observed) else None
+            equal = want is not None and got is not None and _event_matches(want, got)
+            tally.check(equal, f"events[{i}]", "no event" if want is None else _event_text(want),
+                        "no event" if got is None else _event_text(got))
         return tally.verdict()
 
     def descriptor(self) -> AspectVerdict:

@@ -34,6 +34,7 @@ from ..device_model import state as machine
 from ..device_model.dtypes import dtype as lookup_dtype
 from ..device_model.encoding import assemble
 from ..device_model.layouts import cube_geometry, derived_rows, generic_indexing_permitted
+from ..device_model.memory import DEFAULT_MEMORY_BYTES
 
 VECTORS_DIR = Path(__file__).resolve().parent.parent / "vectors"
 SCHEMA_PATH = VECTORS_DIR / "schema.json"
@@ -716,7 +717,7 @@ def _check_case(raw_case: dict) -> Optional[str]:
     if problem:
         return problem
     state = raw_case.get("state", {})
-    problem = _check_state(state)
+    problem = _check_state(state) or _check_memory_state(state) or _check_memory_expect(state, raw_case["expect"])
     if problem:
         return problem
     seen = {tile["index"] for tile in state.get("tiles", [])}
@@ -917,6 +918,82 @@ def _check_state(state: dict) -> Optional[str]:
     return None
 
 
+def hex_bytes(text: str) -> bytes:
+    """The bytes of a memory region's ``bytes`` string (two hex digits a byte, whitespace allowed)."""
+    return bytes.fromhex("".join(text.split()))
+
+
+def _check_regions(regions: list, where: str, size: int) -> Optional[str]:
+    """Every region inside ``size`` bytes of memory, no two regions overlapping (a memory image
+    is bounded like a tile: by the memory size)."""
+    spans = []
+    for i, region in enumerate(regions):
+        address, length = region["address"], len(hex_bytes(region["bytes"]))
+        if length == 0:
+            return f"{where}[{i}].bytes: a region holds at least one byte"
+        if address + length > size:
+            return (f"{where}[{i}]: {length} bytes at {address:#x} run past the end of the {size}-byte memory "
+                    f"(the last address is {size - 1:#x})")
+        spans.append((address, address + length, i))
+    spans.sort()
+    for (start, end, first), (next_start, _, second) in zip(spans, spans[1:]):
+        if next_start < end:
+            return f"{where}[{max(first, second)}]: overlaps {where}[{min(first, second)}] at {next_start:#x}"
+    return None
+
+
+def _memory_size(state: dict) -> int:
+    return state.get("memory", {}).get("size", DEFAULT_MEMORY_BYTES)
+
+
+def _check_memory_state(state: dict) -> Optional[str]:
+    """Initial memory regions inside the memory; shared tiles the model can hold."""
+    problem = _check_regions(state.get("memory", {}).get("regions", []), "state.memory.regions", _memory_size(state))
+    if problem:
+        return problem
+    seen = set()
+    from ..device_model.machine import Machine  # the shared-tile descriptor rules (only a case with shared tiles pays)
+
+    probe = Machine()
+    for i, tile in enumerate(state.get("shared_tiles", [])):
+        where = f"state.shared_tiles[{i}]"
+        if tile["index"] in seen:
+            return f"{where}.index: shared tile S{tile['index']} is described twice"
+        seen.add(tile["index"])
+        problem = _check_grid_values(tile, where, tile["valid"])
+        if problem:
+            return problem
+        try:
+            probe.configure_shared_tile(tile["index"], tile["dtype"], tile["capacity"], tile.get("cols"),
+                                        tuple(tile["valid"]), tile.get("layout", "RowMajor"), tile.get("location"),
+                                        tile.get("mask", "1111"))
+        except ValueError as exc:
+            return f"{where}: {str(exc).split(': ', 1)[-1]}"
+    return None
+
+
+def _check_memory_expect(state: dict, expect: dict) -> Optional[str]:
+    """Expected regions inside the memory; a fault address only with a data fault; events
+    compared in any order only when there are events."""
+    size = _memory_size(state)
+    problem = _check_regions(expect.get("memory", []), "expect.memory", size)
+    if problem:
+        return problem
+    if "fault_address" in expect and expect.get("fault") not in ("Fault_DataAlignment", "Fault_DataPage"):
+        return "expect.fault_address: a fault address goes with a data fault (Fault_DataAlignment or Fault_DataPage)"
+    if "events_order" in expect and "events" not in expect and "one_of" not in expect:
+        return "expect.events_order: there are no expected events to order"
+    for i, outcome in enumerate(expect.get("one_of", [])):
+        problem = _check_regions(outcome.get("memory", []), f"expect.one_of[{i}].memory", size)
+        if problem:
+            return problem
+        for j, tile in enumerate(outcome.get("tiles", [])):
+            problem = _check_expect_tile(tile, f"expect.one_of[{i}].tiles[{j}]")
+            if problem:
+                return problem
+    return None
+
+
 def _check_predicate_tile(tile: dict, where: str, limit: int) -> Optional[str]:
     """A predicate state tile ConfigurePredicateTileForMask can configure, with 0/1 bits."""
     capacity, rows, cols = tile["capacity"], tile["rows"], tile["cols"]
@@ -1098,12 +1175,52 @@ def _normalize_state(state: dict) -> dict:
         if "elements" in out:
             out["elements"] = _coordinates(out["elements"])
         tiles.append(out)
-    return {
+    out = {
         "tile_capacity": state.get("tile_capacity", 262144),
         "status": state.get("status", 0),
         "gprs": {int(k): v for k, v in sorted(state.get("gprs", {}).items(), key=lambda kv: int(kv[0]))},
         "tiles": tiles,
     }
+    # The memory members are present only when the vector states them (a case without them is
+    # the same case, for every device, as before they existed).
+    if "memory" in state:
+        out["memory"] = {"size": _memory_size(state), "regions": _regions(state["memory"].get("regions", []))}
+    if "pe_gprs" in state:
+        out["pe_gprs"] = {int(pe): {int(k): v for k, v in sorted(gprs.items(), key=lambda kv: int(kv[0]))}
+                          for pe, gprs in sorted(state["pe_gprs"].items(), key=lambda kv: int(kv[0]))}
+    if "shared_tiles" in state:
+        shared = []
+        for tile in state["shared_tiles"]:
+            entry = dict(tile)
+            entry.setdefault("layout", "RowMajor")
+            entry.setdefault("location", "Matrix" if entry["layout"] in CUBE_LAYOUTS else "Any")
+            entry.setdefault("mask", "1111")
+            entry.setdefault("defined", "valid")
+            entry.setdefault("cols", None)
+            entry["valid"] = list(entry["valid"])
+            if "elements" in entry:
+                entry["elements"] = _coordinates(entry["elements"])
+            shared.append(entry)
+        out["shared_tiles"] = shared
+    return out
+
+
+def _regions(regions: list) -> list:
+    """Regions with their bytes as lowercase hex without whitespace, by address."""
+    return sorted(({"address": r["address"], "bytes": hex_bytes(r["bytes"]).hex()} for r in regions),
+                  key=lambda r: r["address"])
+
+
+def _normalize_expect_tiles(tiles: list) -> list:
+    out = []
+    for tile in tiles:
+        t = dict(tile)
+        if "elements" in t:
+            t["elements"] = _coordinates(t["elements"])
+        if "storage" in t:
+            t["storage"] = {int(k): v for k, v in t["storage"].items()}
+        out.append(t)
+    return out
 
 
 def _normalize_expect(expect: dict) -> dict:
@@ -1119,4 +1236,16 @@ def _normalize_expect(expect: dict) -> dict:
         tiles.append(t)
     if "tiles" in out:
         out["tiles"] = tiles
+    if "memory" in out:
+        out["memory"] = _regions(out["memory"])
+    if "one_of" in out:
+        outcomes = []
+        for outcome in out["one_of"]:
+            entry = dict(outcome)
+            if "memory" in entry:
+                entry["memory"] = _regions(entry["memory"])
+            if "tiles" in entry:
+                entry["tiles"] = _normalize_expect_tiles(entry["tiles"])
+            outcomes.append(entry)
+        out["one_of"] = outcomes
     return out

@@ -14,7 +14,7 @@ from pto_avs.contract import loader
 
 SCHEMA = json.loads(loader.SCHEMA_PATH.read_text())
 # One string each pattern of the schema accepts (the test checks that every pattern has one).
-SAMPLES = ["PTO-AVS-X-TCVT-REF-001", "PTO-AVS-X-", "TGEMV_MX_ACC", "1011", "3, 4", "u8-nd.to_u16", "23", "0", "17"]
+SAMPLES = ["PTO-AVS-X-TCVT-REF-001", "PTO-AVS-X-", "TGEMV_MX_ACC", "1011", "3, 4", "u8-nd.to_u16", "23", "0", "17", "2", "00 1a FF"]
 VARIANTS = (lambda s: s, lambda s: s + "\n", lambda s: "\n" + s, lambda s: s + "\r\n", lambda s: s + "\n\n",
             lambda s: s + " ", lambda s: "")
 
