@@ -33,13 +33,15 @@ LB0 when 1..64, else 32):
   first);
 - a signaling NaN anywhere in a valid source region records NV (both profiles); the
   values are sorted, never changed;
-- SPEC-CHOICE 41: TSORT's value destination is the source tile with its values sorted (the
-  ASL starts from a copy of the source's TileInfo), so it keeps the source's PE mask, not
-  the destination binding's; its shape equals the source's anyway (TileLogicalShapeMatch);
+- TSORT's value result starts from a copy of the source's TileInfo in the ASL; the operand
+  checks make the destination's type, layout, rows, columns and valid region the source's
+  (TileLogicalShapeMatch), and its allocation mask is kept apart from the TileInfo, so the
+  result is the destination's descriptor with the sorted values;
 - the destinations' padding is Null; B.DATR must be all zero; TSORT has no LB1/LB2 and
   an LB0 of at most 64, TMRGSORT no B.DIM; the merged destination is 1 x (left + right)
-  valid columns in the smallest power-of-two physical columns (at most 32768 columns: the
-  closed schema rejects more, Fault_TileLegality, before the allocation's own check).
+  valid columns in the smallest power-of-two physical columns. SPEC-CHOICE 41: more than
+  32768 columns together is Fault_TileAllocation in the TMRGSORT contract; the ASL's closed
+  schema rejects it first (Fault_TileLegality), which the model follows in both profiles.
 """
 from __future__ import annotations
 
@@ -304,8 +306,7 @@ class TileSort(SortingOperation):
         self.operands_check(tiles, values, indices, source, limit)
         src = tiles[source]
         words, order = sort_groups(src.valid_words(), src.dtype, width, descending, profile)
-        # SPEC-CHOICE 41: the value result starts from the source's TileInfo (its PE mask)
-        value_tile = result_tile(src.with_descriptor(location="Any"), words, "Null")
+        value_tile = result_tile(tiles[values], words, "Null", location="Any")
         index_tile = result_tile(tiles[indices], order, "Null", location="Any")
         return Publication({values: value_tile, indices: index_tile}, FLAG_NV if signaling_nan_seen(src) else 0)
 
@@ -332,7 +333,7 @@ class TileMerge(SortingOperation):
         left, right = (state.tiles[i] for i in block.sources())
         if not (self.stream_source_legal(state, block, block.sources()[1])
                 and left.valid_rows == 1 and right.valid_rows == 1
-                and left.valid_cols + right.valid_cols <= MAX_MERGED_COLUMNS):
+                and left.valid_cols + right.valid_cols <= MAX_MERGED_COLUMNS):  # SPEC-CHOICE 41
             return False
         descending = self.descending(state, block)
         return all(ordered(t.valid_words()[0], t.dtype, descending) for t in (left, right))

@@ -278,6 +278,33 @@ begin
     return legal || AVSDirectRejected(step);
 end;
 
+// TSORT and TMRGSORT: contracts with a ranged width and a boolean direction.
+func AVSDirectTSORT(step: integer, destination: TileIndex,
+                    destination_indices: TileIndex, source: TileIndex,
+                    sort_width: integer {1..64}, descending: boolean) => boolean
+begin
+    if !InstructionContractOperandsLegal_TSORT(destination,
+            destination_indices, source, sort_width, descending) then
+        return AVSDirectRejected(step);
+    end;
+    InstructionContractExecute_TSORT(destination, destination_indices, source,
+        sort_width, descending);
+    return TRUE;
+end;
+
+func AVSDirectTMRGSORT(step: integer, destination: TileIndex,
+                       source_left: TileIndex, source_right: TileIndex,
+                       descending: boolean) => boolean
+begin
+    if !InstructionContractOperandsLegal_TMRGSORT(destination, source_left,
+            source_right, descending) then
+        return AVSDirectRejected(step);
+    end;
+    InstructionContractExecute_TMRGSORT(destination, source_left, source_right,
+        descending);
+    return TRUE;
+end;
+
 // --- observation -------------------------------------------------------------
 
 // A predicate tile: per row, each coordinate's logical index, definedness and

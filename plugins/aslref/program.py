@@ -29,7 +29,7 @@ DEFAULT_MEMORY_BYTES = 4096  # the vector format's default memory size (the spec
 WORD_MASK = (1 << 64) - 1
 SHADOW_PREFIX = "AVSShadow"
 RESETS = ("snapshot", "fresh")
-SPECIAL_CALLS = ("TCVT", "TQUANT", "TGEMV_MX_ACC")  # direct calls with their own harness helper
+SPECIAL_CALLS = ("TCVT", "TQUANT", "TGEMV_MX_ACC", "TSORT", "TMRGSORT")  # direct calls with their own harness helper
 # Direct-call arguments of the other operations, matched in order to the contract's TileIndex parameters
 # (destination, then sources) and its Word parameter (the scalar); "pad" sets the B.DATR PadValue.
 TILE_ARGUMENTS = ("dst", "src", "src1", "src2")
@@ -370,6 +370,13 @@ def _direct_call(number: int, item: dict) -> str:
                 f"{_tile(item['a'])}, {scale[0]}, {_tile(item['b'])}, {scale[1]}, "
                 f"{_type_code(atype) if atype else _bits(0, 5)}, {_bool(not atype)}, "
                 f"{_type_code(btype) if btype else _bits(0, 5)}, {_bool(btype)})")
+    if name == "TSORT":  # the contract's sort_width is integer {1..64}, its direction a boolean
+        width = _in_range("direct TSORT sort_width", item.get("sort_width", 32), 1, 64)
+        return (f"AVSDirectTSORT({number}, {_tile(item['dst'])}, {_tile(item['dst1'])}, {_tile(item['src'])}, "
+                f"{width}, {_bool(item.get('descending'))})")
+    if name == "TMRGSORT":
+        return (f"AVSDirectTMRGSORT({number}, {_tile(item['dst'])}, {_tile(item['src'])}, {_tile(item['src1'])}, "
+                f"{_bool(item.get('descending'))})")
     raise ValueError(f"direct call {item.get('call')!r}: expected one of {', '.join(SPECIAL_CALLS)}")
 
 
