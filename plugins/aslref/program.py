@@ -181,7 +181,12 @@ SCRATCH_TILE = 0  # the local register a shared tile is built in before it is in
 def _shared_tile_lines(shared_tiles) -> list[str]:
     """Each shared tile: configured and written in the scratch local register like a ``tiles`` item,
     then installed as S<index> with the spec's AtomicUpdateSharedTile under the item's mask (its
-    allocation mask); the scratch register is given back its reset state first."""
+    allocation mask); the scratch register is given back its reset state first.
+
+    SPEC-CHOICE 66: an initial shared tile is a first AtomicUpdateSharedTile of the whole item: its
+    descriptor valid, allocation and initialized masks both the item's mask, published, its contents
+    defined; and the vector's ``gprs`` are PE 0's file only (PE 1..3 keep their reset zeros unless
+    ``pe_gprs`` gives them)."""
     if not shared_tiles:
         return []
     lines = [f"let AVSScratchTile = _Tiles[[{SCRATCH_TILE}]];",
@@ -395,6 +400,9 @@ def case_function(number: int, case: Case, contracts: dict) -> tuple[str, list[s
     events starts the spec's event capture (agent 0) after its initial state, before its program."""
     steps = program_steps(case.program, contracts, f"AVSCase{number}")
     body = _state_lines(case.state)
+    # SPEC-CHOICE 65: the event log is the spec's verification capture (StartMemoryEventCapture), started
+    # for agent 0 after the initial state and before the first instruction, only for a case that expects
+    # events (a capture past 16 events is an ASL assertion, so the device error names that case).
     if "events" in case_needs(case):
         body.append("StartMemoryEventCapture(0);")
     # SPEC-CHOICE 21: the program ends at the first step not executed. The spec keeps the block open
