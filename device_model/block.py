@@ -298,8 +298,11 @@ def commit(state: MachineState, block: BlockState, profile: str) -> MachineState
     if block.datr is not None and 21 <= block.datr["Layout"] <= 26:
         # BundleCubeTransportSelected: a present B.DATR with a CUBE transport Layout
         # (ND2M32 .. N82ND) routes every block to the TLSU transport path, which decodes
-        # the operation's code in the TLSU family, where no operation this model
-        # executes has a TLSU function.
+        # the operation's code in the TLSU family: a TLSU operation (``TLSU``) takes its
+        # ``cube_transport``; any other operation's code decodes to no TLSU operation.
+        entry = registry.find(block.operation)
+        if getattr(entry, "TLSU", False):
+            return entry.cube_transport(state, block, profile).apply(state)
         raise illegal_instruction(f"Layout {block.datr['Layout']} selects the CUBE transport path, "
                                   f"where {block.operation} decodes to no TLSU operation")
     return registry.find(block.operation).commit_bundle(state, block, profile).apply(state)

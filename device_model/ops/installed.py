@@ -13,3 +13,4 @@ from . import (tcolargmax, tcolargmin, tcolmax, tcolmin, tcolprod, tcolsum, trow
 from . import tconcat, textract, tfillpad, tinsert, ttrans  # noqa: F401
 from . import tci, tdequant, tgather, thistogram, tscatter, ttri  # noqa: F401
 from . import tmrgsort, tsort  # noqa: F401
+from . import tload, tprefetch, tstore  # noqa: F401  (the memory flow)

@@ -76,9 +76,13 @@ needs them; none exists before its first user):
   is one); the destination's shape from B.IOR scalars is ``destination_shape``
 - reductions and broadcasts with ValidRow x 1 or 1 x ValidCol destinations:
   ``destination_shape``; the padding they write is the kind's ``run``
-- a memory footprint (TLOAD, TSTORE, MGATHER..): a ``memory_footprint(state, block)``
-  step between 4 and 6, checked whole before anything is written, and memory writes in
-  ``Publication``
+- a memory footprint (TLOAD, TSTORE, TPREFETCH; MGATHER.. join it): the kind
+  ``memory_flow.MemoryFlow`` has a flow of its own (``commit_bundle``: bindings, B.IOR
+  values, B.DATR, masks, destination, then ``memory_operands(state, block, index, tile)``,
+  ``memory_footprint(state, operands) -> memory.Footprint``, probed whole by
+  ``memory.probe`` before anything is read or written, and ``transfer(...)``); its
+  ``Publication`` carries the new memory image and the events. A TLSU entry (``TLSU``)
+  also answers a CUBE transport Layout through ``cube_transport(state, block, profile)``
 - a per-tile feature-map descriptor (TIMG2COL): read by the kind's operand checks from
   the state, which owns it
 - the open schema (no SelectedBundleClosed*SchemaLegal: TFILLPAD, TCONCAT, TEXTRACT,

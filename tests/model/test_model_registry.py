@@ -59,24 +59,26 @@ def test_the_four_operations_joined():
     for name in registry.names():
         entry = registry.find(name)
         assert entry.NAME == name
-        assert entry.BSTART == "BSTART.TEPL" or entry.MATRIX
+        assert entry.BSTART == "BSTART.TEPL" or entry.MATRIX or getattr(entry, "TLSU", False)
 
 
 def test_every_entry_satisfies_the_one_protocol():
     """Every entry is an Operation: a declaration of one of its kinds, or an operation
-    module wrapped in OperationModule. Only a Matrix (CUBE) entry brings a commit flow
-    of its own; every TEPL entry commits through the one TEPL flow."""
+    module wrapped in OperationModule. Only a Matrix (CUBE) entry and a memory-flow (TLSU)
+    entry bring a commit flow of their own; every TEPL entry commits through the one TEPL
+    flow. A memory-flow entry runs through its block only (its check_call refuses a call)."""
     for name in registry.names():
         entry = registry.find(name)
         assert isinstance(entry, Operation), name
         assert all(getattr(entry, member) is not None for member in PROTOCOL), name
         own_flow = getattr(entry.commit_bundle, "__func__", entry.commit_bundle) is not Operation.commit_bundle
-        assert own_flow == entry.MATRIX, name
-        assert isinstance(entry, OperationModule) or type(entry).commit_bundle is Operation.commit_bundle, name
+        tlsu = getattr(entry, "TLSU", False)
+        assert own_flow == (entry.MATRIX or tlsu), name
+        assert isinstance(entry, OperationModule) or tlsu or type(entry).commit_bundle is Operation.commit_bundle, name
         if not own_flow:  # the TEPL flow's hooks that have no default are given
             assert _given(entry, "closed_schema_check") or _given(entry, "schema_legal"), name
             assert _given(entry, "execute_bundle") or _given(entry, "run"), name
-        assert _given(entry, "direct") or _given(entry, "run"), name
+        assert _given(entry, "direct") or _given(entry, "run") or (tlsu and _given(entry, "check_call")), name
 
 
 def _given(entry, member: str) -> bool:

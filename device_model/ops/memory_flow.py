@@ -1,0 +1,147 @@
+"""The memory flow: the kind of the regular TLSU operations (TLOAD, TSTORE, TPREFETCH),
+and the flow the indexed ones (MGATHER.., MSCATTER..) join.
+
+Facts from asl/block/model/dispatch/tile-execution.asl (the Local block order),
+tile-schema.asl (BundleTileInstructionOperands: B.IOR RegSrc0 is the GM base, RegSrc1 the
+row stride; an omitted B.IOR gives base zero and a dense stride), descriptor-legality.asl
+(BundleOperationBindingsComplete), tlsu-prefetch.asl (ExecuteBundleTPREFETCHOperation),
+asl/tile/model/memory/{stride,addressing,load-store,gather-scatter}.asl (the footprints
+and their preflight) and asl/tile/model/legality/memory-schema.asl (TileOperandsLegal_*).
+
+A declaration states its name, BSTART form, binding counts, and three hooks:
+
+- ``memory_operands(state, block, index, tile) -> dict``: the operands read from the block
+  (base address, row stride, the tile the footprint walks), after the bindings are checked
+  and the destination (if any) is allocated;
+- ``memory_footprint(state, operands) -> memory.Footprint``: every element access, in the
+  spec's order; the flow probes it whole (``memory.probe``) before anything is read or
+  written, so a data fault leaves tiles, memory and the event log as they were;
+- ``transfer(state, block, operands, footprint, index) -> Publication``: the loads or
+  stores, the tile it publishes, the new memory image and the events.
+
+The flow raises a ``Fault`` (nothing published) or returns the Publication; it never
+writes state itself. The Shared (B.IOS) forms are not modelled: a block that binds a
+Shared register stops the run as ``not modelled``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import block as blocks
+from .. import memory
+from ..faults import bundle_control, tile_legality
+from .operation import Operation
+
+U64 = np.uint64
+ORDER = "Relaxed"  # CurrentBundleMemoryOrder without B.CATR aq/rl (B.CATR is not modelled: it stops the run)
+
+
+def element_bytes(dtype) -> int:
+    """TileMemoryElementBytes: a 4-bit element is a one-byte containing access."""
+    return 1 if dtype.bits == 4 else dtype.bits // 8
+
+
+def dense_row_stride(columns: int, dtype) -> int:
+    """TileDenseRowStrideBytes: ceil(columns * element_bits / 8)."""
+    return (columns + 1) // 2 if dtype.bits == 4 else columns * (dtype.bits // 8)
+
+
+def strided_footprint(base: int, stride: int, valid_rows: int, valid_cols: int, dtype, write: bool) -> memory.Footprint:
+    """TileMemoryStridedByteAddress over the valid region, row-major: base + row * stride +
+    column * element_bytes (4-bit: + column // 2, the nibble from the column's parity), in
+    Word arithmetic (mod 2**64)."""
+    rows = np.arange(valid_rows, dtype=np.uint64)[:, None]
+    cols = np.arange(valid_cols, dtype=np.uint64)[None, :]
+    row_base = U64(base) + rows * U64(stride)
+    if dtype.bits == 4:
+        addresses = row_base + (cols >> U64(1))
+        nibble = np.broadcast_to(cols & U64(1), (valid_rows, valid_cols)).astype(np.uint8).ravel()
+    else:
+        addresses = row_base + cols * U64(dtype.bits // 8)
+        nibble = None
+    return memory.Footprint(addresses.ravel(), element_bytes(dtype), write, nibble=nibble)
+
+
+def decode_loaded(raw: np.ndarray, dtype, nibble) -> np.ndarray:
+    """DecodeTileMemoryElementRaw: a nibble zero-extended, a signed integer sign-extended to
+    the Word, every other type its bytes zero-extended."""
+    if dtype.bits == 4:
+        return np.where(nibble.astype(bool), raw >> U64(4), raw) & U64(0xF)
+    if dtype.name in ("S8", "S16", "S32"):
+        shift = U64(64 - dtype.bits)
+        return ((raw << shift).view(np.int64) >> np.int64(64 - dtype.bits)).view(np.uint64)
+    return raw
+
+
+class MemoryFlow(Operation):
+    """A regular TLSU block: no Shared binding (not modelled), ``DESTINATIONS`` and ``SOURCES``
+    Local bindings, B.IOR RegSrc0/RegSrc1 (base, row stride), only B.DATR Layout."""
+
+    DESTINATIONS = 0
+    GPR_INPUTS = 2
+    TLSU = True  # a TLSU operation: a CUBE transport B.DATR Layout (21..26) takes the transport path
+    DATR_ALLOWED = frozenset({"Layout"})  # PadValue belongs to the CUBE conversion forms (not modelled)
+
+    def __init__(self, name: str, bstart: str):
+        self.NAME = name
+        self.BSTART = bstart
+
+    def commit_bundle(self, state, block, profile: str):
+        """ExecuteBundleTileOperationLocally for a memory flow; each step raises its fault."""
+        self.bindings_check(state, block)
+        self.gpr_values_check(state, block)
+        blocks._check_datr_applicability(block, self)
+        if not block.masks_equal():
+            raise tile_legality("bindings use different PE masks")
+        index, tile = self.resolve_destination(state, block) if self.DESTINATIONS else (None, None)
+        operands = self.memory_operands(state, block, index, tile)
+        footprint = self.memory_footprint(state, operands)
+        fault = memory.probe(footprint, state.memory_size)
+        if fault is not None:
+            raise fault
+        return self.transfer(state, block, operands, footprint, index)
+
+    def bindings_check(self, state, block) -> None:
+        """BundleOperationBindingsComplete: the destination and source counts, a terminated
+        B.IOT stream, and no B.IOR field past RegSrc1 (Fault_BundleControl). A Shared (B.IOS)
+        binding selects the Shared form, which is not modelled: the run stops there."""
+        if block.shared:
+            raise blocks.Unmodelled(f"the Shared (B.IOS) form of {self.NAME} is outside the modelled forms")
+        if (len(block.destinations()) != self.DESTINATIONS or len(block.sources()) != self.SOURCES
+                or (block.bindings and not block.stream_terminated())
+                or not block.scalar_schema_legal(self.GPR_INPUTS)):
+            raise bundle_control(f"{self.NAME} needs {self.DESTINATIONS} destination(s) and {self.SOURCES} "
+                                 f"source(s) in one terminated B.IOT stream, and B.IOR RegSrc2/RegDst zero")
+
+    def resolve_destination(self, state, block):
+        return blocks.resolve_destination(state, block, block.derived_shape(state), block.data_type)
+
+    def base_and_stride(self, state, block, columns: int) -> tuple:
+        """B.IOR RegSrc0 and RegSrc1 of PE 0's file when B.IOR is present, else base 0 and the
+        dense byte stride of ``columns`` of the BSTART DataType (an encoded R0 reads zero)."""
+        if block.ior is not None:
+            base, stride, _ = block.gpr_inputs(state)
+            return base, stride
+        return 0, dense_row_stride(columns, block.data_type)
+
+    def cube_transport(self, state, block, profile: str):
+        """ExecuteBundleCubeTransportOperation (a B.DATR Layout 21..26): only TLOAD (ND2M32,
+        ND2M16, ND2N8) and TSTORE (M322ND, M162ND, N82ND) have a CUBE conversion; every other
+        TLSU operation fails its data-attribute check (Fault_TileLegality). The conversion
+        forms themselves are not modelled: the run stops there."""
+        if self.NAME in ("TLOAD", "TSTORE"):
+            raise blocks.Unmodelled(f"the CUBE conversion form of {self.NAME} (B.DATR Layout "
+                                    f"{block.datr['Layout']}) is outside the modelled forms")
+        raise tile_legality(f"Layout {block.datr['Layout']} is a CUBE transport, which {self.NAME} does not have")
+
+    def check_call(self, call: dict) -> None:
+        raise ValueError(f"{self.NAME} runs through its block ({self.BSTART}), not a direct call")
+
+    def memory_operands(self, state, block, index, tile) -> dict:
+        raise NotImplementedError(f"{self.NAME} states no operands")
+
+    def memory_footprint(self, state, operands) -> memory.Footprint:
+        raise NotImplementedError(f"{self.NAME} states no footprint")
+
+    def transfer(self, state, block, operands, footprint, index):
+        raise NotImplementedError(f"{self.NAME} states no transfer")
