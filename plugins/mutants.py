@@ -1128,3 +1128,79 @@ def _expdif_source_precision():
                             expansion.widen_to_fp32(difference, source.name, profile), np.uint64(0))
         return exponential_difference
     return (Patch("pto_avs.device_model.ops.expansion:exponential_difference", make),)
+
+
+# --- sorting (TSORT, TMRGSORT) ----------------------------------------------------------
+
+SORTING = "pto_avs.device_model.ops.sorting"
+
+
+@mutant("sort-unstable", "the one-group sort path (a row no wider than the group) sorts in reverse source order "
+        "first, so equal keys (1.0s, +-0, NaNs) leave in reverse order with their indices")
+def _sort_unstable():
+    def make(original):
+        def sort_groups(words, dtype, width, descending, profile):
+            if width < words.shape[1]:
+                return original(words, dtype, width, descending, profile)
+            values, indices = original(words[:, ::-1], dtype, width, descending, profile)
+            return values, np.uint64(words.shape[1] - 1) - indices
+        return sort_groups
+    return (Patch(f"{SORTING}:sort_groups", make),)
+
+
+@mutant("sort-nan-by-bits", "NaNs are ordered by their bits like numbers (a positive NaN above +inf, a negative "
+        "one below -inf), so descending sorts and negative NaNs put NaNs first")
+def _sort_nan_by_bits():
+    from pto_avs.device_model.numeric import classify
+    from pto_avs.device_model.ops import sorting
+    from pto_avs.device_model.ops.minmax import order_key
+
+    def make_ranks(original):
+        def ranks(words, dtype, descending):
+            key = order_key(words, dtype).astype(np.int64)
+            rank = original(words, dtype, descending)
+            return np.where(rank == sorting.NAN_RANK, -key if descending else key, rank)
+        return ranks
+
+    def left_before(left, right, dtype, descending, profile):
+        zeros = sorting.is_zero(classify(left, dtype)) & sorting.is_zero(classify(right, dtype))
+        lk, rk = order_key(left, dtype), order_key(right, dtype)
+        return zeros | sorting.words_equal(left, right, dtype, profile) | ((lk > rk) if descending else (lk < rk))
+    return (Patch(f"{SORTING}:ranks", make_ranks), Patch(f"{SORTING}:left_before", replace_with(left_before)))
+
+
+@mutant("sort-index-one-based", "TSORT writes each original within-group index one too high (1-based)")
+def _sort_index_one_based():
+    def make(original):
+        def sort_groups(words, dtype, width, descending, profile):
+            values, indices = original(words, dtype, width, descending, profile)
+            return values, indices + np.uint64(1)
+        return sort_groups
+    return (Patch(f"{SORTING}:sort_groups", make),)
+
+
+@mutant("sort-second-destination-not-reserved", "each TSORT destination is renamed on its own, so the index "
+        "destination takes the same free index as the value destination when both are in one hand")
+def _sort_second_destination_not_reserved():
+    def make(original):
+        def resolve_destinations(state, block, specs):
+            bindings = block.destinations()
+            return [original(state, dataclasses.replace(block, bindings=[binding]), [spec])[0]
+                    for binding, spec in zip(bindings, specs)]
+        return resolve_destinations
+    return (Patch("pto_avs.device_model.block:resolve_destinations", make),)
+
+
+@mutant("merge-ties-right-first", "TMRGSORT takes the right element on equal keys, so the left stream no longer "
+        "wins ties (+0 before -0, the left 1.0 first)")
+def _merge_ties_right_first():
+    def merge(left, right, dtype, descending, profile):
+        from pto_avs.device_model.ops import sorting
+        left_rank, right_rank = sorting.ranks(left, dtype, descending), sorting.ranks(right, dtype, descending)
+        position = np.arange(len(left)) + np.searchsorted(right_rank, left_rank, side="right")
+        out = np.zeros(len(left) + len(right), dtype=np.uint64)
+        taken = np.zeros(len(out), dtype=bool)
+        out[position], taken[position] = left, True
+        out[~taken] = right
+        return out
+    return (Patch(f"{SORTING}:merge", replace_with(merge)),)
