@@ -30,12 +30,6 @@ KILLERS = {  # mutant -> the case that kills it (the mechanism it pins)
     "sort-index-one-based": "PTO-AVS-TILE-TSORT-BUNDLE-001::spec-bundle",  # within-group indices from 0
     "sort-second-destination-not-reserved": "PTO-AVS-TILE-TSORT-BUNDLE-001::both-destinations-one-hand",  # rename
     "merge-ties-right-first": "PTO-AVS-TILE-TMRGSORT-STABLE-001::spec-direct-call",  # the left stream wins ties
-    # generation, histogram, dequantization, gather/scatter
-    "tci-direction-inverted": "PTO-AVS-TILE-TCI-WRAP-001::all-ones-start-descending",  # B.IOR direction bit
-    "histogram-bin-255-overflow": "PTO-AVS-TILE-THISTOGRAM-PREFIX-001::u16-inclusive-prefix",  # bin 255 its own
-    "index-off-by-one": "PTO-AVS-X-TGATHER-REF-001::index-equals-rows-defined-beyond",  # index < valid rows
-    "scatter-duplicate-accepted": "PTO-AVS-TILE-TSCATTER-DUP-001::duplicate-target",  # a target written once
-    "tdequant-double-rounding": "PTO-AVS-X-TDEQUANT-REF-001::s8-tenth-zp-max-none-flags-0x10",  # one rounding
 }
 
 
