@@ -66,7 +66,7 @@ FLOAT_PATH_TYPES = ("FP32", "FP16", "BF16")
 TABLE_TYPES = ("E4M3", "E5M2")
 BINARY_OPS = ("ADD", "SUB", "MUL", "DIV")
 UNARY_OPS = ("SQRT",)
-CHUNK = 1 << 14  # elements per block: the float64 temporaries stay in cache
+CHUNK = 1 << 15  # elements per block: the float64 temporaries stay in cache
 TABLE_MIN = 4096  # smaller FP8 arrays run the exact kernel (a table costs one exact run of 65,536 pairs)
 
 _F64 = np.float64
@@ -93,6 +93,12 @@ class _Format:
         self.frac_mask = (1 << f.frac_bits) - 1
         self.quiet_bit = 1 << (f.frac_bits - 1)
         self.inf_word = self.exp_mask
+        # codes in the normal band, on the word shifted left by one (sign out)
+        smallest_normal_code = 1 << f.frac_bits
+        self.low_code = (smallest_normal_code + 1) << 1
+        self.band_width = (t.max_finite - 1 - (smallest_normal_code + 1)) << 1
+        self.exact_gap = 52 - p  # exponent fields this far apart still add exactly in binary64
+        self.sum_always_exact = (1 << f.exp_bits) - 2 <= self.exact_gap
 
     @staticmethod
     @lru_cache(maxsize=None)
@@ -128,8 +134,9 @@ class _Format:
         return w
 
     def signalling(self, words):
-        w = words.astype(np.int64)
-        return ((w & self.exp_mask) == self.exp_mask) & ((w & self.frac_mask) != 0) & ((w & self.quiet_bit) == 0)
+        """Signalling NaN encodings: the all-ones exponent, a nonzero fraction, the quiet bit clear."""
+        w = words & self.word(self.exp_mask | self.quiet_bit)
+        return (w == self.word(self.exp_mask)) & ((words & self.word(self.frac_mask)) != 0)
 
 
 @lru_cache(maxsize=None)
@@ -175,27 +182,54 @@ def _step(op, fmt: _Format, mode: RoundingMode, w, c64, y, diff):
     return np.where(tie & (diff < 0), neighbour, w)  # RHB: the greater of the two
 
 
-def _float_block(op, fmt: _Format, mode, la, lb, out_w, out_f, exact_kernel):
-    a = fmt.values(la)
+class _Scratch:
+    """Block-sized binary64 work arrays, reused block after block."""
+
+    def __init__(self, size):
+        self.a, self.b, self.y, self.c, self.d, self.t = (np.empty(size) for _ in range(6))
+
+
+def _sum_is_exact(fmt: _Format, la, lb) -> bool:
+    """Every ``a + b`` of the block is exact in binary64: the exponent fields differ by
+    at most ``52 - p`` (field 0, a subnormal, counts as 0: one more than its worth)."""
+    if fmt.sum_always_exact:
+        return True
+    shift, mask = fmt.word(fmt.t.fmt.frac_bits), fmt.word(fmt.exp_mask >> fmt.t.fmt.frac_bits)
+    ea = ((la >> shift) & mask).astype(np.int16)
+    eb = ((lb >> shift) & mask).astype(np.int16)
+    ea -= eb
+    return int(ea.max()) <= fmt.exact_gap and int(ea.min()) >= -fmt.exact_gap
+
+
+def _float_block(op, fmt: _Format, mode, la, lb, out_w, out_f, scratch: _Scratch):
+    """Fill one block's words and flags; return the block indices left to the exact
+    kernel (or None)."""
+    k = la.size
+    a, y, c64, diff = scratch.a[:k], scratch.y[:k], scratch.c[:k], scratch.d[:k]
+    fmt.values(la, out=a)
+    b = None
     if op == "SQRT":
-        y = np.sqrt(a)
+        np.sqrt(a, out=y)
     else:
-        b = fmt.values(lb)
+        b = fmt.values(lb, out=scratch.b[:k])
         if op == "SUB":
             np.negative(b, out=b)
         if op in ("ADD", "SUB"):
-            y = a + b
+            np.add(a, b, out=y)
         elif op == "MUL":
-            y = a * b
+            np.multiply(a, b, out=y)
         else:
-            y = a / b
-    c64 = np.empty_like(y)
+            np.divide(a, b, out=y)
     w = fmt.round_nearest(y, c64)
-    diff = c64 - y
+    np.subtract(c64, y, out=diff)
     residual = None
-    if op in ("ADD", "SUB"):  # TwoSum: y + residual == a + b exactly
-        bv = y - a
-        residual = (a - (y - bv)) + (b - bv)
+    if op in ("ADD", "SUB") and not _sum_is_exact(fmt, la, lb):  # TwoSum: y + residual == a + b exactly
+        bv = scratch.t[:k]
+        np.subtract(y, a, out=bv)
+        residual = y - bv
+        np.subtract(a, residual, out=residual)
+        np.subtract(b, bv, out=bv)
+        residual += bv
         diff -= residual
     if mode in (RoundingMode.RNA, RoundingMode.RHB) and residual is not None:
         # a tie is y itself a midpoint with residual 0; 0 here moves nothing
@@ -203,52 +237,57 @@ def _float_block(op, fmt: _Format, mode, la, lb, out_w, out_f, exact_kernel):
     else:
         stepped = _step(op, fmt, mode, w, c64, y, diff)
     inexact = diff != 0
-    np.copyto(out_w, stepped)
     np.left_shift(inexact.view(np.uint8), np.uint8(4), out=out_f)
-    ay = np.abs(y)
-    if ay.min() > fmt.min_normal and ay.max() < fmt.max:  # NaN fails the test too
-        return
-    _settle_bands(op, fmt, mode, la, lb, a, None if op == "SQRT" else b, y, ay, out_w, out_f, exact_kernel)
+    # every RNE result strictly between the smallest normal and the max finite (NaN and
+    # infinity codes lie above): every lane is in the normal band
+    band = np.left_shift(w, fmt.word(1))
+    band -= fmt.word(fmt.low_code)
+    if int(band.max()) <= fmt.band_width:
+        np.copyto(out_w, stepped)
+        return None
+    stepped, hard = _settle_bands(op, fmt, mode, la, lb, a, b, y, np.abs(y), stepped, out_f)
+    np.copyto(out_w, stepped)
+    return hard
 
 
-def _settle_bands(op, fmt: _Format, mode, la, lb, a, b, y, ay, out_w, out_f, exact_kernel):
-    odd = np.flatnonzero(~((ay > fmt.min_normal) & (ay < fmt.max)))
-    ys, ays = y[odd], ay[odd]
-    nan = np.isnan(ys)
-    infinite = np.isinf(ys)
-    # tiny in every mode: UF joins NX
-    tiny = ays < fmt.tiny_limit
-    out_f[odd[tiny]] |= (out_f[odd[tiny]] >> np.uint8(1)) & np.uint8(FLAG_UF)  # NX (0x10) -> UF (0x08)
-    if op in ("ADD", "SUB") and mode is RoundingMode.RTM:  # exact cancellation gives -0
-        zero = odd[ys == 0]
-        negative = np.signbit(a[zero]) | np.signbit(b[zero])
-        out_w[zero] = negative.astype(U64) << U64(fmt.sign_bit)
-    over = (ays > fmt.beyond) & ~infinite & ~nan
+def _settle_bands(op, fmt: _Format, mode, la, lb, a, b, y, ay, w, out_f):
+    """Overlay the results of the lanes outside the normal band on the words ``w``
+    (the type's width) and ``out_f``. Dense bands (tiny, overflow: half the lanes of
+    random encodings can be such) by whole-block operations, sparse ones (zeros,
+    infinities, NaNs) by index. Returns ``(words, indices left to the exact kernel or None)``."""
+    tiny = ay < fmt.tiny_limit  # tiny in every mode: UF joins NX (0x10 -> 0x08)
+    out_f |= ((out_f >> np.uint8(1)) & np.uint8(FLAG_UF)) * tiny
+    over = ay > fmt.beyond  # infinities too: settled below
     if over.any():
-        sign = np.signbit(ys[over]).astype(np.intp)
-        out_w[odd[over]] = _overflow_words(fmt.t, mode)[sign]
-        out_f[odd[over]] = FLAG_OF | FLAG_NX
-    if infinite.any():
-        where = odd[infinite]
-        out_w[where] = U64(fmt.inf_word) | (np.signbit(ys[infinite]).astype(U64) << U64(fmt.sign_bit))
+        low, high = (fmt.word(v) for v in _overflow_words(fmt.t, mode))
+        words = np.signbit(y) * fmt.word(high - low)  # the negative result where the sign is set
+        words += low
+        w = np.where(over, words, w)
+        np.bitwise_or(out_f, over.view(np.uint8) * np.uint8(FLAG_OF | FLAG_NX), out=out_f)
+    special = np.flatnonzero(np.isnan(y) | (ay == np.inf) | (y == 0))
+    if special.size:
+        ys = y[special]
+        nan, infinite = np.isnan(ys), np.isinf(ys)
+        negative = np.signbit(ys)
+        where = special[infinite]
+        w[where] = fmt.word(fmt.inf_word) | (negative[infinite].astype(fmt.word) << fmt.word(fmt.sign_bit))
         if op == "DIV":  # binary64 does not overflow here: x/0 with x finite, or an infinite operand
             out_f[where] = np.where(np.isfinite(a[where]), FLAG_DZ, 0)
         else:
             out_f[where] = 0
-    if nan.any():
-        where = odd[nan]
+        where = special[nan]
         signals = fmt.signalling(la[where])
         operand_nan = np.isnan(a[where])
         if b is not None:
             signals |= fmt.signalling(lb[where])
             operand_nan |= np.isnan(b[where])
-        out_w[where] = fmt.nan_word
+        w[where] = fmt.word(fmt.t.canonical_nan)
         out_f[where] = np.where(signals | ~operand_nan, FLAG_NV, 0)
-    hard = ((ays >= fmt.max) & (ays <= fmt.beyond)) | ((ays >= fmt.tiny_limit) & (ays <= fmt.min_normal))
-    if hard.any():
-        where = odd[hard]
-        operands = (la[where],) if b is None else (la[where], lb[where])
-        out_w[where], out_f[where] = exact_kernel(*operands)
+        if op in ("ADD", "SUB") and mode is RoundingMode.RTM:  # exact cancellation gives -0
+            where = special[ys == 0]
+            w[where] = (np.signbit(a[where]) | np.signbit(b[where])).astype(fmt.word) << fmt.word(fmt.sign_bit)
+    hard = ((ay >= fmt.max) & (ay <= fmt.beyond)) | ((ay >= fmt.tiny_limit) & (ay <= fmt.min_normal))
+    return w, (np.flatnonzero(hard) if hard.any() else None)
 
 
 # ----------------------------------------------------------------------------- tables (FP8)
@@ -294,9 +333,16 @@ def run(op: str, t: DataType, mode: RoundingMode, operands, exact_kernel):
     flags = np.empty(size, dtype=np.uint8)
     la = operands[0]
     lb = operands[1] if len(operands) > 1 else None
+    hard = []
+    scratch = _Scratch(min(size, CHUNK))
     with np.errstate(all="ignore"):
         for first in range(0, size, CHUNK):
             block = slice(first, first + CHUNK)
-            _float_block(op, fmt, mode, la[block], None if lb is None else lb[block], words[block], flags[block],
-                         exact_kernel)
+            left = _float_block(op, fmt, mode, la[block], None if lb is None else lb[block], words[block], flags[block],
+                                scratch)
+            if left is not None:
+                hard.append(left + first)
+    if hard:  # one exact run for all of them (its fixed cost is that of a whole block)
+        where = np.concatenate(hard)
+        words[where], flags[where] = exact_kernel(*(o[where] for o in operands))
     return words, flags

@@ -1,13 +1,18 @@
-"""Throughput of the hw-ieee FP32 add, multiply and divide kernels (TADD/TMUL/TDIV
-element values) against numpy float32 arithmetic at 4,000,000 elements.
+"""Throughput of hw-ieee add, sub, mul, div and sqrt (TADD ... TSQRT element values) on FP32,
+FP16, BF16, E4M3 and E5M2: the exact integer kernel (before, ``ieee_float.exact_*``) and the
+fast exact path (after, ``ieee_float.add`` ... through ``ieee_fast``) in all seven rounding
+modes, beside the numpy / ml_dtypes peer, in one run.
 
-Run: ``.venv/bin/python tests/benchmarks/bench_arith.py [--repeat N] [--n N]``.
-Two input sets: seeded standard-normal FP32 values (nearly all normal, results
-normal) and uniformly random encodings (every class: NaNs, infinities,
-subnormals, overflow and underflow). pto-avs rounds with exact integers and
-returns the five flags per element as well; numpy returns values only (RNE, its
-status is one sticky register for the whole array). Each figure is the best of N
-runs on one thread; the results are checked equal (NaN for NaN) before timing.
+Run: ``.venv/bin/python tests/benchmarks/bench_arith.py [--n N] [--repeat R] [--types FP32,FP16]``.
+Two input sets: seeded standard-normal values (sqrt: their magnitudes), nearly all
+normal with normal results; and uniformly random encodings (every class: NaNs,
+infinities, subnormals, overflow, underflow). The peer computes values only, RNE:
+FP32 and FP16 natively in numpy (float32, float16 arrays); BF16, E4M3, E5M2 through
+float32 and an ml_dtypes ``astype`` (one more rounding). pto-avs returns the five
+flags per element too. Each figure is the best of R runs on one thread (the exact
+kernel: one run); before timing, every mode's fast result is checked equal to the exact
+kernel's, words and flags, and the RNE words to the peer's wherever the peer is not NaN.
+The ratios are time / peer time.
 """
 from __future__ import annotations
 
@@ -16,15 +21,20 @@ import sys
 import time
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from pto_avs.device_model.numeric import ieee_float  # noqa: E402
 
+MODES = ("RNE", "RTZ", "RTP", "RTM", "RNA", "RTO", "RHB")
+TYPES = {"FP32": (np.uint32, np.float32), "FP16": (np.uint16, np.float16), "BF16": (np.uint16, ml_dtypes.bfloat16),
+         "E4M3": (np.uint8, ml_dtypes.float8_e4m3fn), "E5M2": (np.uint8, ml_dtypes.float8_e5m2)}
+OPS = {"ADD": np.add, "SUB": np.subtract, "MUL": np.multiply, "DIV": np.divide, "SQRT": np.sqrt}
+
 
 def best_of(fn, repeat):
-    fn()  # warm-up
     best = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
@@ -33,37 +43,64 @@ def best_of(fn, repeat):
     return best
 
 
-def main() -> None:
+def peer_function(op, numpy_type):
+    ufunc = OPS[op]
+    if numpy_type in (np.float32, np.float16):
+        return lambda *xs: ufunc(*xs)
+    return lambda *xs: ufunc(*(x.astype(np.float32) for x in xs)).astype(numpy_type)
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=1 << 20)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--n", type=int, default=4_000_000)
+    parser.add_argument("--types", default=",".join(TYPES))
     args = parser.parse_args()
     n = args.n
     rng = np.random.default_rng(2024)
-    inputs = [
-        ("standard normal", rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)),
-        ("random encodings", rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32).view(np.float32),
-         rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32).view(np.float32)),
-    ]
-    operations = (("TADD", ieee_float.add, np.add), ("TMUL", ieee_float.mul, np.multiply),
-                  ("TDIV", ieee_float.div, np.divide))
-    print(f"{n:,} FP32 elements, RNE, best of {args.repeat}, one thread; "
-          f"pto-avs computes the five flags per element too")
-    print(f"{'inputs':<17} {'op':<5} {'pto-avs':>10} {'numpy':>10} {'pto-avs Melem/s':>16} {'numpy Melem/s':>14} {'ratio':>7}")
-    with np.errstate(all="ignore"):
-        for title, a, b in inputs:
-            a_bits, b_bits = a.view(np.uint32), b.view(np.uint32)
-            for name, ours, theirs in operations:
-                words, _ = ours(a_bits, b_bits, "FP32")
-                peer = theirs(a, b)
-                same = (words.astype(np.uint32) == peer.view(np.uint32)) | (np.isnan(peer) & np.isnan(
-                    words.astype(np.uint32).view(np.float32)))
-                assert same.all(), f"{name} on {title}: {int((~same).sum())} results differ from numpy"
-                t_ours = best_of(lambda: ours(a_bits, b_bits, "FP32"), args.repeat)
-                t_numpy = best_of(lambda: theirs(a, b), args.repeat)
-                print(f"{title:<17} {name:<5} {t_ours:>9.3f}s {t_numpy:>9.4f}s {n / t_ours / 1e6:>16.2f} "
-                      f"{n / t_numpy / 1e6:>14.1f} {t_ours / t_numpy:>6.0f}x")
+    print(f"{n:,} elements per run, best of {args.repeat} (exact kernel: 1 run), one thread; ms, and x the peer's time")
+    header = f"{'inputs':<8} {'type':<5} {'op':<5} {'peer':>8} {'exact RNE':>16} " + " ".join(f"{m:>13}" for m in MODES)
+    print(header)
+    worst = {}
+    for type_name in args.types.split(","):
+        word, numpy_type = TYPES[type_name]
+        normal = [rng.standard_normal(n).astype(numpy_type) for _ in range(2)]
+        encodings = [rng.integers(0, np.iinfo(word).max + 1, n, dtype=np.uint64).astype(word).view(numpy_type)
+                     for _ in range(2)]
+        for title, (x, y) in (("normal", normal), ("random", encodings)):
+            for op in OPS:
+                operands = (np.abs(x),) if (op == "SQRT" and title == "normal") else ((x,) if op == "SQRT" else (x, y))
+                bits = [v.view(word) for v in operands]
+                peer = peer_function(op, numpy_type)
+                with np.errstate(all="ignore"):
+                    peer_words = peer(*operands).view(word)
+                    t_peer = best_of(lambda: peer(*operands), args.repeat)
+                exact = ieee_float.EXACT[op]
+                fast = getattr(ieee_float, op.lower())
+                start = time.perf_counter()
+                exact_words, exact_flags = exact(*bits, type_name, "RNE")
+                t_exact = time.perf_counter() - start
+                cells = []
+                for mode in MODES:
+                    words, flags = fast(*bits, type_name, mode)
+                    reference = (exact_words, exact_flags) if mode == "RNE" else exact(*bits, type_name, mode)
+                    assert (words == reference[0]).all() and (flags == reference[1]).all(), f"{type_name} {op} {mode}"
+                    if mode == "RNE":
+                        with np.errstate(all="ignore"):
+                            peer_nan = np.isnan(peer_words.view(numpy_type).astype(np.float32))
+                        assert ((words == peer_words) | peer_nan).all(), f"{type_name} {op}: peer differs"
+                    t = best_of(lambda: fast(*bits, type_name, mode), args.repeat)
+                    cells.append(f"{t * 1e3:7.1f}{t / t_peer:5.1f}x")
+                    key = (title, type_name, op)
+                    worst[key] = max(worst.get(key, 0), t / t_peer)
+                print(f"{title:<8} {type_name:<5} {op:<5} {t_peer * 1e3:8.2f} {t_exact * 1e3:9.1f}{t_exact / t_peer:6.0f}x "
+                      + " ".join(cells), flush=True)
+    over = {k: v for k, v in worst.items() if v > 10}
+    print(f"\nworst fast/peer ratio over the modes: {max(worst.values()):.1f}x; "
+          f"{len(over)} of {len(worst)} (inputs, type, op) rows above 10x in some mode"
+          + (": " + ", ".join(f"{' '.join(k)} {v:.1f}x" for k, v in sorted(over.items())) if over else ""))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

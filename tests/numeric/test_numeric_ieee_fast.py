@@ -4,8 +4,9 @@ reference (they are checked against the spec, the independent reference and peer
 elsewhere).
 
 - every E4M3 and E5M2 operand pair, every operation and mode (the table path);
-- every FP16 and BF16 source under sqrt and, against a set of edge operands, under the
-  binary operations, every mode (slow);
+- every FP16 and BF16 source under sqrt and, against zero, the smallest subnormal and
+  normal, 1 + ulp and the max finite of both signs, under the binary operations in
+  both operand orders, every mode (slow);
 - FP32, FP16, BF16: inputs built to hit every band the fast path separates -- random
   encodings, normals, exact ties, residual-decided near-ties, cancellations, the
   overflow and underflow boundaries, subnormals, zeros, infinities, both NaN kinds --
@@ -147,7 +148,9 @@ def test_fp32_a_million_pairs_per_mode(op):
 @pytest.mark.parametrize("dtype", ["FP16", "BF16"])
 def test_every_16_bit_source(dtype):
     every = np.arange(1 << 16, dtype=np.uint16)
-    edges = edge_operands(dtype)
+    t = dtypes.dtype(dtype)
+    magnitudes = [0, 1, 1 << t.fmt.frac_bits, (t.fmt.bias << t.fmt.frac_bits) + 1, t.max_finite]
+    edges = np.array(magnitudes + [m | 1 << t.fmt.sign_bit for m in magnitudes], dtype=np.uint16)
     a = np.repeat(every, edges.size)
     b = np.tile(edges, every.size)
     for mode in MODES:
