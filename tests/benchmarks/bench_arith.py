@@ -10,9 +10,10 @@ infinities, subnormals, overflow, underflow). The peer computes values only, RNE
 FP32 and FP16 natively in numpy (float32, float16 arrays); BF16, E4M3, E5M2 through
 float32 and an ml_dtypes ``astype`` (one more rounding). pto-avs returns the five
 flags per element too. Each figure is the best of R runs on one thread (the exact
-kernel: one run); before timing, every mode's fast result is checked equal to the exact
-kernel's, words and flags, and the RNE words to the peer's wherever the peer is not NaN.
-The ratios are time / peer time.
+kernel: one run), CPU time of this process (the machine may be shared); before timing,
+the fast RNE result is checked equal to the exact kernel's, words and flags, on every
+element (the other modes on the first 65,536), and to the peer's words wherever the peer
+is not NaN. The ratios are time / peer time.
 """
 from __future__ import annotations
 
@@ -31,15 +32,16 @@ from pto_avs.device_model.numeric import ieee_float  # noqa: E402
 MODES = ("RNE", "RTZ", "RTP", "RTM", "RNA", "RTO", "RHB")
 TYPES = {"FP32": (np.uint32, np.float32), "FP16": (np.uint16, np.float16), "BF16": (np.uint16, ml_dtypes.bfloat16),
          "E4M3": (np.uint8, ml_dtypes.float8_e4m3fn), "E5M2": (np.uint8, ml_dtypes.float8_e5m2)}
+CHECKED = 1 << 16  # elements of the non-RNE runs checked against the exact kernel
 OPS = {"ADD": np.add, "SUB": np.subtract, "MUL": np.multiply, "DIV": np.divide, "SQRT": np.sqrt}
 
 
 def best_of(fn, repeat):
     best = float("inf")
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = time.process_time()
         fn()
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     return best
 
 
@@ -77,14 +79,19 @@ def main() -> int:
                     t_peer = best_of(lambda: peer(*operands), args.repeat)
                 exact = ieee_float.EXACT[op]
                 fast = getattr(ieee_float, op.lower())
-                start = time.perf_counter()
+                start = time.process_time()
                 exact_words, exact_flags = exact(*bits, type_name, "RNE")
-                t_exact = time.perf_counter() - start
+                t_exact = time.process_time() - start
                 cells = []
                 for mode in MODES:
                     words, flags = fast(*bits, type_name, mode)
-                    reference = (exact_words, exact_flags) if mode == "RNE" else exact(*bits, type_name, mode)
-                    assert (words == reference[0]).all() and (flags == reference[1]).all(), f"{type_name} {op} {mode}"
+                    if mode == "RNE":
+                        assert (words == exact_words).all() and (flags == exact_flags).all(), f"{type_name} {op} RNE"
+                    else:  # the other modes: checked on a prefix (the tests check them in full)
+                        prefix = [v[:CHECKED] for v in bits]
+                        reference = exact(*prefix, type_name, mode)
+                        assert (words[:CHECKED] == reference[0]).all() and (flags[:CHECKED] == reference[1]).all(), \
+                            f"{type_name} {op} {mode}"
                     if mode == "RNE":
                         with np.errstate(all="ignore"):
                             peer_nan = np.isnan(peer_words.view(numpy_type).astype(np.float32))
