@@ -33,7 +33,10 @@ SPECIAL_CALLS = ("TCVT", "TQUANT", "TGEMV_MX_ACC", "TSORT", "TMRGSORT")  # direc
 # Direct-call arguments of the other operations, matched in order to the contract's TileIndex parameters
 # (destination, then sources) and its Word parameter (the scalar); "pad" sets the B.DATR PadValue.
 TILE_ARGUMENTS = ("dst", "src", "src1", "src2")
-GENERIC_ARGUMENTS = TILE_ARGUMENTS + ("scalar", "cmode", "pad", "call")
+# The contracts' integer {0..65535} parameters (TEXTRACT's and TINSERT's row and column offsets), in order.
+NATURAL_ARGUMENTS = ("row_offset", "column_offset")
+NATURAL_KIND = "integer {0..65535}"
+GENERIC_ARGUMENTS = TILE_ARGUMENTS + ("scalar", "cmode", "pad", "call") + NATURAL_ARGUMENTS
 DIRECT_TGEMV_UNMAPPED = ("fpatr", "rounding", "sat", "quant_param", "relu_param")
 
 
@@ -325,8 +328,10 @@ def _contract_call(function: str, number: int, name: str, item: dict, parameters
         raise ValueError(f"direct {name}: {len(tiles)} tile argument(s) for the contract's parameters "
                          f"({', '.join(parameters)})")
     given = iter(tiles)
+    naturals = iter(str(_in_range(key, item.get(key, 0), 0, 65535)) for key in NATURAL_ARGUMENTS)
     arguments = ", ".join(str(next(given)) if kind == "TileIndex" else _comparison(item.get("cmode"))
-                          if kind == "TileComparison" else _word(item.get("scalar", 0)) for kind in parameters)
+                          if kind == "TileComparison" else next(naturals) if kind == NATURAL_KIND
+                          else _word(item.get("scalar", 0)) for kind in parameters)
     pad = pad_name(item.get("pad", "Null"))
     typed = tiles[1] if len(tiles) > 1 else tiles[0]  # the B.DATR DataType: the first source's type
     attributes = "" if pad == "Null" else (

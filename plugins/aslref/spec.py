@@ -59,14 +59,15 @@ class Spec:
 
     def direct_contracts(self) -> dict[str, tuple[str, ...]]:
         """Operations whose direct-call contract (InstructionContractExecute_<op>, with an
-        InstructionContractOperandsLegal_<op> of the same parameters) takes only TileIndex, Word and
-        TileComparison operands: operation -> parameter types in order."""
+        InstructionContractOperandsLegal_<op> of the same parameters) takes only TileIndex, Word,
+        TileComparison and integer {0..65535} (TEXTRACT's and TINSERT's offsets) operands: operation ->
+        parameter types in order."""
         found: dict[tuple[str, str], tuple[str, ...]] = {}
         for role, name, parameters in _CONTRACT.findall(self.text):
             found[role, name] = tuple(p.split(":", 1)[1].strip() for p in parameters.split(",") if ":" in p)
         return {name: kinds for (role, name), kinds in found.items()
                 if role == "Execute" and found.get(("OperandsLegal", name)) == kinds
-                and kinds and set(kinds) <= {"TileIndex", "Word", "TileComparison"}}
+                and kinds and set(kinds) <= {"TileIndex", "Word", "TileComparison", "integer {0..65535}"}}
 
     def assemble(self, output: Path, *sources: Path) -> None:
         """Write ``output``: the built spec, the empty validation shard and ``sources``."""
