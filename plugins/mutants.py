@@ -1204,3 +1204,46 @@ def _merge_ties_right_first():
         out[~taken] = right
         return out
     return (Patch(f"{SORTING}:merge", replace_with(merge)),)
+
+
+# ---------------------------------------------------------------------------
+# rearrangements (TFILLPAD, TCONCAT, TEXTRACT, TINSERT, TTRANS)
+
+REARRANGE = "pto_avs.device_model.ops"
+
+
+@mutant("tinsert-old-destination-ignored", "TINSERT builds its result on the newly allocated destination instead of "
+        "the old destination, so every element outside the insertion window is lost (undefined)")
+def _tinsert_old_destination_ignored():
+    def initial_contents(self, tiles, dst, sources):
+        return tiles[dst].payload.copy(), tiles[dst].defined.copy()
+    return (Patch(f"{REARRANGE}.tinsert:TileInsert.initial_contents", replace_with(initial_contents)),)
+
+
+@mutant("ttrans-transposed-pitch", "TTRANS walks the source's valid Words in storage order with the destination's "
+        "pitch (a reshape) instead of swapping the coordinates, which only a square region hides")
+def _ttrans_transposed_pitch():
+    def transposed(words):
+        return words.reshape(words.shape[1], words.shape[0])
+    return (Patch(f"{REARRANGE}.ttrans:TileTranspose.transposed", replace_with(staticmethod(transposed))),)
+
+
+@mutant("textract-offset-off-by-one", "TEXTRACT's row offset counts from one (the window starts one row higher, "
+        "clamped at row 0)")
+def _textract_offset_off_by_one():
+    def make(original):
+        def window(words, row_offset, column_offset, rows, cols):
+            return original(words, max(row_offset - 1, 0), column_offset, rows, cols)
+        return staticmethod(window)
+    return (Patch(f"{REARRANGE}.textract:TileExtract.window", make),)
+
+
+@mutant("tfillpad-fills-valid-region", "TFILLPAD writes the fill scalar at every physical coordinate after the copy, "
+        "the source's valid rectangle included")
+def _tfillpad_fills_valid_region():
+    def make(original):
+        def arrange(self, grid, defined, tiles, dst, sources, scalar, pad, row_offset, column_offset):
+            original(self, grid, defined, tiles, dst, sources, scalar, pad, row_offset, column_offset)
+            grid[:] = scalar & tiles[dst].dtype.mask
+        return arrange
+    return (Patch(f"{REARRANGE}.tfillpad:TileFillPad.arrange", make),)

@@ -30,6 +30,11 @@ KILLERS = {  # mutant -> the case that kills it (the mechanism it pins)
     "sort-index-one-based": "PTO-AVS-TILE-TSORT-BUNDLE-001::spec-bundle",  # within-group indices from 0
     "sort-second-destination-not-reserved": "PTO-AVS-TILE-TSORT-BUNDLE-001::both-destinations-one-hand",  # rename
     "merge-ties-right-first": "PTO-AVS-TILE-TMRGSORT-STABLE-001::spec-direct-call",  # the left stream wins ties
+    # rearrangements
+    "tinsert-old-destination-ignored": "PTO-AVS-TILE-TINSERT-OLD-001::direct-call",  # uncovered old Words persist
+    "ttrans-transposed-pitch": "PTO-AVS-TILE-TTRANS-RECT-001::direct-call",  # a non-square region
+    "textract-offset-off-by-one": "PTO-AVS-TILE-TEXTRACT-WINDOW-001::direct-call",  # the window at the offsets
+    "tfillpad-fills-valid-region": "PTO-AVS-TILE-TFILLPAD-SCALAR-001::direct-call",  # the copy survives the fill
 }
 
 
