@@ -13,7 +13,9 @@ the run ``outcome`` and ``verdict``):
 - links to the spec test file and, on a failing or erring result, to each ADR
   document, at the pinned spec commit;
 - parameters: device, profile, compact state and program;
-- attachments: every aspect's verdict, and on failure the comparator's bit-level diff.
+- attachments: every aspect's verdict, and on failure the comparator's bit-level diff; a
+  failing memory aspect adds its own (the first differing byte: address, expected and observed
+  bytes around it), a failing events aspect its own (the first divergent event).
 
 Every run with ``--alluredir`` also gets ``environment.properties`` and
 ``categories.json`` (``reports.allure_files``), written by the xdist controller (or
@@ -115,6 +117,8 @@ def pytest_runtest_makereport(item, call):
     if outcome in (cr.FAIL, cr.DEVICE_ERROR):
         allure.attach(verdict.report(), name="bit-level diff" if outcome == cr.FAIL else "device error",
                       attachment_type=AttachmentType.TEXT)
+    for name, text in cr.memory_attachments(verdict):
+        allure.attach(text, name=name, attachment_type=AttachmentType.TEXT)
 
 
 class RunFiles:

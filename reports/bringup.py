@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
+from .case_report import first_divergence
+
 DESCRIPTION = "run the vectors on devices and the golden model; write a bring-up divergence report"
 OUTCOMES = ("pass", "fail", "not supported", "device error", "not observable")
 PROBLEMS = ("fail", "device error")
@@ -90,9 +92,7 @@ def observe(device, cases: list, batch_size: int, progress=None) -> dict:
                     continue
             verdict = compare(case, observation, device.capabilities.aspects, device.capabilities.profile)
             outcome = verdict.outcome
-            first = verdict.error or ""
-            if verdict.failed:
-                first = str(verdict.aspects[verdict.failed[0]].first)
+            first = first_divergence(verdict)  # a failing memory aspect first: the bytes a kernel stored
             results[case.id] = Result(outcome, tuple(verdict.failed), first, verdict.report())
         if progress is not None:
             progress.advance(len(chunk))

@@ -38,6 +38,7 @@ VERDICTS = (PASS, FAIL, NOT_SUPPORTED, NOT_OBSERVABLE, DEVICE_ERROR)
 
 SUMMARY_LIMIT = 200
 DEFAULT_TILE_CAPACITY = 262144  # vectors/FORMAT.md, state.tile_capacity
+DEFAULT_MEMORY_BYTES = 4096  # vectors/FORMAT.md, state.memory.size
 
 
 def labels(case: Case, device: str, profile: str) -> list[tuple[str, str]]:
@@ -114,7 +115,58 @@ def state_summary(state: dict) -> str:
         parts.append(f"R{reg}=0x{value:X}")
     if state.get("tile_capacity", DEFAULT_TILE_CAPACITY) != DEFAULT_TILE_CAPACITY:
         parts.append(f"tile_capacity={state['tile_capacity']}")
+    parts += memory_summary(state)
     return _clip("; ".join(parts) or "reset state")
+
+
+def memory_summary(state: dict) -> list[str]:
+    """The parts of ``state_summary`` for the state of issue 23: the memory (size, each region's
+    address and length), PE 1..3's GPRs and the shared tiles."""
+    parts = []
+    memory = state.get("memory")
+    if memory is not None:
+        regions = memory.get("regions") or []
+        spans = ", ".join(f"{r.get('address', 0):#x}+{len(''.join(str(r.get('bytes', '')).split())) // 2}"
+                          for r in regions)
+        parts.append(f"memory {memory.get('size', DEFAULT_MEMORY_BYTES)} B" + (f": {spans}" if spans else ""))
+    for pe, registers in sorted((state.get("pe_gprs") or {}).items(), key=lambda item: int(item[0])):
+        parts += [f"PE{pe}.R{reg}=0x{value:X}" for reg, value in sorted(registers.items(), key=lambda i: int(i[0]))]
+    for tile in state.get("shared_tiles") or []:
+        valid = tile.get("valid")
+        parts.append(f"S[{tile.get('index')}] {tile.get('dtype', '?')}" + (f" {valid[0]}x{valid[1]}" if valid else ""))
+    return parts
+
+
+# The aspects of issue 23 (memory, memory events): a bring-up compares the result bytes first.
+MEMORY_ASPECTS = {"memory": "memory: first divergence", "events": "memory events: first divergence"}
+
+
+def first_divergence(verdict) -> str:
+    """A failing verdict's first divergence, as the bring-up report and a failure's summary name it:
+    of the memory aspect when it fails (the bytes a kernel stored), else of the events, else of the
+    first failing aspect; a device error's message; empty for a verdict that did not fail."""
+    if verdict.error is not None:
+        return verdict.error
+    failed = verdict.failed
+    if not failed:
+        return ""
+    aspect = next((a for a in MEMORY_ASPECTS if a in failed), failed[0])
+    return str(verdict.aspects[aspect].first)
+
+
+def memory_attachments(verdict) -> list[tuple[str, str]]:
+    """(name, text) of an Allure attachment for each failing memory aspect: the memory's first
+    differing byte (its address, the expected and observed byte, the expected and observed bytes
+    around it, how many of the compared bytes differ), the first divergent memory event (its index
+    or the first unmatched event, expected and observed) and the further ones the comparator kept."""
+    out = []
+    for aspect, name in MEMORY_ASPECTS.items():
+        entry = verdict.aspects.get(aspect)
+        if entry is not None and entry.status == "fail":
+            unit = "bytes" if aspect == "memory" else "comparisons"
+            lines = [f"first divergence: {entry.first}", f"{entry.mismatches} of {entry.checked} {unit} differ"]
+            out.append((name, "\n".join(lines + list(entry.diff))))
+    return out
 
 
 def program_summary(program: Iterable) -> str:
