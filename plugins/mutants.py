@@ -1247,3 +1247,80 @@ def _tfillpad_fills_valid_region():
             grid[:] = scalar & tiles[dst].dtype.mask
         return arrange
     return (Patch(f"{REARRANGE}.tfillpad:TileFillPad.arrange", make),)
+
+
+# ---------------------------------------------------------------------------
+# the generation group (TCI, TTRI, THISTOGRAM, TDEQUANT, TGATHER, TSCATTER)
+
+@mutant("tci-direction-inverted", "TCI decodes the B.IOR direction bit inverted: 0 writes start - k and 1 "
+        "writes start + k")
+def _tci_direction_inverted():
+    def make(original):
+        return lambda dtype, start, count, descending: original(dtype, start, count, not descending)
+    return (Patch("pto_avs.device_model.ops.generation:ascending_sequence", make),)
+
+
+@mutant("histogram-bin-255-overflow", "THISTOGRAM's bin counters are indexed modulo 255, so byte 0xff lands in "
+        "bin 0 (every prefix from bin 0 on counts it; bin 255 adds nothing of its own)")
+def _histogram_bin_255_overflow():
+    def make(original):
+        def histogram(source, filter_tile, selected_byte):
+            prefix = original(source, filter_tile, selected_byte).astype(np.int64)
+            counts = np.diff(prefix, axis=1, prepend=0)
+            counts[:, 0] += counts[:, 255]
+            counts[:, 255] = 0
+            return np.cumsum(counts, axis=1).astype(np.uint64)
+        return histogram
+    return (Patch("pto_avs.device_model.ops.thistogram:histogram", make),)
+
+
+@mutant("index-off-by-one", "TGATHER and TSCATTER check an index against the valid rows with <= instead of <, "
+        "so the index equal to the row count is accepted (and reads or writes the row past the valid region)")
+def _index_off_by_one():
+    return (Patch("pto_avs.device_model.ops.indexed:TileIndexed.rows_in_range",
+                  replace_with(staticmethod(lambda rows, limit_rows: not (rows > np.uint64(limit_rows)).any()))),)
+
+
+@mutant("scatter-duplicate-accepted", "TSCATTER skips the duplicate-target check: two source elements naming "
+        "the same destination coordinate are accepted and the later one wins")
+def _scatter_duplicate_accepted():
+    return (Patch("pto_avs.device_model.ops.indexed:TileIndexed.targets_distinct",
+                  replace_with(staticmethod(lambda targets: True))),)
+
+
+@mutant("tdequant-double-rounding", "TDEQUANT distributes the multiplier, rounding q * m and zp * m to FP32 "
+        "before subtracting them (three roundings instead of one)")
+def _tdequant_double_rounding():
+    def make(original):
+        def dequantize(q_words, multiplier, zero_point, source="S8", rounding="RNE", profile="pto-v0"):
+            from ..device_model.numeric.encode import round_to_float
+            from ..device_model.dtypes import BY_NAME
+            from ..device_model.numeric.rounding import rounding_mode
+            products, flags = original(q_words, multiplier, 0, source, rounding, profile)
+            bias, bias_flags = original(np.asarray([zero_point], dtype=np.uint64), multiplier, 0, source, rounding,
+                                        profile)
+
+            def exact(word):  # (value numerator at exponent -149 - 126, as a Python int) of a finite FP32 word
+                word = int(word)
+                exponent, fraction = (word >> 23) & 0xFF, word & 0x7FFFFF
+                magnitude = (fraction if exponent == 0 else fraction | 0x800000) << max(exponent - 1, 0)
+                return -magnitude if word >> 31 else magnitude
+
+            if int(bias[0]) & 0x7F800000 == 0x7F800000:
+                return original(q_words, multiplier, zero_point, source, rounding, profile)
+            mode = rounding_mode("RNE" if str(rounding).upper() == "NONE" else rounding)
+            out = products.copy().reshape(-1)
+            extra = np.zeros(out.shape, dtype=np.uint8)
+            for i, word in enumerate(products.reshape(-1)):
+                if int(word) & 0x7F800000 == 0x7F800000:
+                    continue
+                value = exact(word) - exact(bias[0])
+                magnitude, shift = abs(value), max(abs(value).bit_length() - 64, 0)
+                sticky = 1 if magnitude & ((1 << shift) - 1) else 0
+                words, f = round_to_float(np.array([value < 0]), np.array([(magnitude >> shift) | sticky],
+                                                                          dtype=np.uint64),
+                                          np.array([-149 + shift]), BY_NAME["FP32"], mode, False)
+                out[i], extra[i] = words[0], f[0]
+            return out.reshape(products.shape), (flags | extra.reshape(products.shape) | bias_flags[0])
+        return dequantize
+    return (Patch("pto_avs.device_model.ops.tdequant:dequantize", make),)

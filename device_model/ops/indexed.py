@@ -107,16 +107,25 @@ class TileIndexed(Operation):
             raise tile_legality(f"{self.NAME}: the valid shapes do not match, or a consumed source is undefined")
         rows, negative = index_rows(indices)
         limit_rows = destination.valid_rows if self.scatter else source.valid_rows
-        if negative.any() or (rows >= U64(limit_rows)).any():
+        if negative.any() or not self.rows_in_range(rows, limit_rows):
             raise tile_legality(f"{self.NAME}: an index is negative or not below {limit_rows}")
         columns = np.broadcast_to(np.arange(rows.shape[1], dtype=U64)[None, :], rows.shape)
         if self.scatter:
-            targets = destination.index_map[rows.astype(np.int64), columns.astype(np.int64)]
-            if np.unique(targets).size != targets.size:
+            if not self.targets_distinct(destination.index_map[rows.astype(np.int64), columns.astype(np.int64)]):
                 raise tile_legality("TSCATTER: two source elements select the same destination coordinate")
         elif not source.defined_grid()[rows.astype(np.int64), columns.astype(np.int64)].all():
             raise tile_legality("TGATHER: a selected source element is undefined")
         return rows.astype(np.int64), columns.astype(np.int64)
+
+    @staticmethod
+    def rows_in_range(rows: np.ndarray, limit_rows: int) -> bool:
+        """Every selected row lies below ``limit_rows`` (the source's or destination's valid rows)."""
+        return not (rows >= U64(limit_rows)).any()
+
+    @staticmethod
+    def targets_distinct(targets: np.ndarray) -> bool:
+        """TileScatterReferencesLegal's duplicate rule: no storage element is written twice."""
+        return np.unique(targets).size == targets.size
 
     # --- execution -------------------------------------------------------------------
     def publish(self, tiles, dst: int, source_index: int, index_index: int, limit: int) -> Publication:

@@ -9,6 +9,12 @@ from pto_avs.avs.campaigns import mutation
 from pto_avs.contract.loader import VECTORS_DIR
 
 KILLERS = {  # mutant -> the case that kills it (the mechanism it pins)
+    # generation, histogram, dequantization, gather/scatter
+    "tci-direction-inverted": "PTO-AVS-TILE-TCI-WRAP-001::all-ones-start-descending",  # B.IOR direction bit
+    "histogram-bin-255-overflow": "PTO-AVS-TILE-THISTOGRAM-PREFIX-001::u16-inclusive-prefix",  # bin 255 its own
+    "index-off-by-one": "PTO-AVS-X-TGATHER-REF-001::index-equals-rows-defined-beyond",  # index < valid rows
+    "scatter-duplicate-accepted": "PTO-AVS-TILE-TSCATTER-DUP-001::duplicate-target",  # a target written once
+    "tdequant-double-rounding": "PTO-AVS-X-TDEQUANT-REF-001::s8-tenth-zp-max-none-flags-0x10",  # one rounding
     # reductions
     "reduction-fold-reassociated": "PTO-AVS-X-TROWSUM-REF-001::order-fp32-finite-nx-hw-ieee",  # fold order
     "reduction-tie-last-index": "PTO-AVS-TILE-TROWARGMAX-TIE-001::direct-call",  # tie index
