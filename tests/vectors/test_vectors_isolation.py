@@ -293,11 +293,18 @@ def legal_types(op: str) -> tuple:
     return arith_elements.FLOAT_TYPES + arith_elements.INTEGER_TYPES  # TMULS
 
 
+# Operations whose destinations' padding is always Null (the ASL writes TilePad_Null whatever the block
+# says; B.DATR must be all zero): no padding Word to compare.
+NULL_PADDING = frozenset({"TSORT", "TMRGSORT"})
+
+
 def columns(op: str) -> list:
     """The condition classes that apply to ``op``."""
     out = ["status", "blocks"]
     if op not in ("TCMP", "TCMPS"):  # a packed predicate destination has no carrier Words
-        out += ["carrier", "carrier-pad"]
+        out.append("carrier")
+        if op not in NULL_PADDING:
+            out.append("carrier-pad")
     if op in SCALAR_OPERATIONS:
         types = legal_types(op)
         if FLOATS & set(types):

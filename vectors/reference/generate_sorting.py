@@ -575,9 +575,15 @@ def tsort_status():
     expect = engine.success_expect(ref.NV, [0, 1, 2, 3, 16, 17], [0, 2], [
         result(1, "FP32", 128, 2, (1, 2), values), result(16, "U32", 128, 2, (1, 2), indices),
         result(3, "FP32", 128, 2, (1, 2), values2), result(17, "U32", 128, 2, (1, 2), indices2)])
+    alone = engine.success_expect(0, [0, 1, 2, 16], [0, 2], [
+        result(1, "FP32", 128, 2, (1, 2), values2), result(16, "U32", 128, 2, (1, 2), indices2)])
     return [
+        tsort_case("status-twin", "The status case below without its initial status: nothing raised.", "FP32",
+                   [[0x40000000, 0x3F800000]], source="reference-generator"),
         tsort_case("status-survives", "A sort raising nothing keeps the nonzero initial status 0x1F.", "FP32",
                    [[0x40000000, 0x3F800000]], status=0x1F, source="reference-generator"),
+        case("second-block-alone", """The second block of the case below on its own, from the same state: it
+             raises nothing.""", BOTH, "reference-generator", "", state, tsort_block("FP32", 2), alone),
         case("status-accumulates-across-blocks", """Two TSORT blocks: the first sorts a signaling NaN (NV), the
              second raises nothing; NV must survive the second block.""", BOTH, "reference-generator", "", state,
              program, expect),
@@ -697,9 +703,14 @@ def tmrgsort_status():
     second, _ = ref.tmrgsort([0x3F800000], [0x40000000], "FP32", False, "pto-v0")
     expect = engine.success_expect(ref.NV, [0, 1, 2, 3, 4, 5], [0, 1, 2, 4], [
         result(3, "FP32", 128, 2, (1, 2), [first]), result(5, "FP32", 128, 2, (1, 2), [second])])
+    alone = engine.success_expect(0, [0, 1, 2, 3, 4], [0, 1, 2, 4], [result(3, "FP32", 128, 2, (1, 2), [second])])
     return [
+        tmrgsort_case("status-twin", "The status case below without its initial status: nothing raised.", "FP32",
+                      [0x3F800000], [0x40000000], source="reference-generator"),
         tmrgsort_case("status-survives", "A merge raising nothing keeps the initial status 0x1F.", "FP32",
                       [0x3F800000], [0x40000000], status=0x1F, source="reference-generator"),
+        case("second-block-alone", """The second block of the case below on its own, from the same state: it
+             raises nothing.""", BOTH, "reference-generator", "", state, merge_block("FP32", (2, 4)), alone),
         case("status-accumulates-across-blocks", """Two TMRGSORT blocks: the first merges a signaling NaN (NV),
              the second raises nothing; NV must survive.""", BOTH, "reference-generator", "", state, program,
              expect),
