@@ -33,7 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ..dtypes import DataType, dtype as _dtype
-from . import e8m0
+from . import convert_fast, e8m0
 from .encode import geometry, overflow_result, round_to_float
 from .flags import FLAG_NV, FLAG_NX, FLAG_OF, FLAG_UF
 from .formats import ValueClass, decode_lanes
@@ -249,6 +249,21 @@ def _hardware(flat, s: DataType, d: DataType, mode, saturate, canonicalize):
     if s.is_integer and d.is_integer:
         return convert_integer(as_words(flat), s, d, saturate), np.zeros(flat.shape, dtype=np.uint8)
     lane = lanes(flat, s.bits)
+    if convert_fast.table_applies(s, d):
+        found = convert_fast.from_table(lane, s, d, mode, saturate, canonicalize,
+                                        lambda codes: _hardware_exact(codes, s, d, mode, saturate, canonicalize))
+        if found is not None:
+            return found
+    exact = lambda rest: _in_blocks(lambda block: _generic(block, s, d, mode, saturate, canonicalize), rest)  # noqa: E731
+    if convert_fast.fp32_to_fp64_applies(s, d):
+        return convert_fast.fp32_to_fp64(lane, exact)
+    if convert_fast.float_to_integer_applies(s, d):
+        return convert_fast.float_to_integer(lane, d, mode, saturate, exact)
+    return _hardware_exact(lane, s, d, mode, saturate, canonicalize)
+
+
+def _hardware_exact(lane, s: DataType, d: DataType, mode, saturate, canonicalize):
+    """The hw-ieee path without the tables and shortcuts of ``convert_fast`` (their reference)."""
     if d.name == "E8M0":
         return _to_e8m0(lane, s, mode, saturate)
     if _narrowing_applies(s, d):
