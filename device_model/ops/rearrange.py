@@ -66,7 +66,9 @@ class TileRearrangement(Operation):
     """One rearrangement (a registry entry): the open-schema TEPL flow, the operands read
     from the block or the call, then the operation's ``operands_check`` and ``arrange``."""
 
-    DATR_ALLOWED = frozenset({"Layout"})  # PadValue must be zero (TileDATRPadUnion_MustZero)
+    # SPEC-CHOICE 50: TFILLPAD's contract text allows PadValueOrByteId too; the catalog record and
+    # TileOperationDATRFieldApplicable allow Layout alone, PadValue must be zero (TileDATRPadUnion_MustZero).
+    DATR_ALLOWED = frozenset({"Layout"})
     NATURALS = ("natural0", "natural1")
 
     def __init__(self, name: str):
