@@ -1,0 +1,120 @@
+"""An independent reference of global memory and the regular TLSU transfers (TLOAD, TSTORE,
+TPREFETCH), written from the ASL, one access at a time; it shares no code with device_model.
+
+Facts (PTO-ISA/pto-spec, asl/):
+- scalar/model/agu/memory.asl ProbeDataAccess: an access of ``size`` bytes at ``address``
+  faults Fault_DataAlignment when ``address mod size != 0``, else Fault_DataPage when
+  ``address + size > PTO_MODEL_MEMORY_BYTES``; the fault carries the address. Bytes are
+  little-endian (LoadTranslatedUnsigned / StoreTranslated).
+- tile/model/memory/stride.asl TileMemoryStridedByteAddress: element (row, col) of a TLOAD or
+  TSTORE is at ``base + row * stride`` plus ``col * bytes`` (a 4-bit type: plus ``col div 2``,
+  the high nibble for an odd column), Word arithmetic (mod 2**64); TileDenseRowStrideBytes:
+  ``ceil(cols * bits / 8)``.
+- tile/model/memory/addressing.asl TileMemoryElementBytes: a 4-bit element is a one-byte access.
+- tile/model/memory/load-store.asl TLOAD/TSTORE: probe every element in row-major order first
+  (the first failing one is the fault), then load (a signed integer type of 8..32 bits is sign
+  extended to the 64-bit Word, a nibble and every other type zero-extended) or store (the low
+  bytes of the Word; a nibble replaces its half of the byte read just before), recording one
+  Load (the raw bytes read) or Store (the bytes written) event per element.
+- tile/model/memory/gather-scatter.asl TPREFETCHCore: for PE 0..3, element (row, col) is at
+  ``base_p + (row * stride_p + col) * bytes`` (4-bit: ``+ (row * stride_p + col) div 2``), the
+  stride in elements; every access of every PE is probed before the first event; one Load
+  event per access, agent p.
+"""
+from __future__ import annotations
+
+from .engine import width
+
+WORD = (1 << 64) - 1
+SIGNED_EXTENDED = ("S8", "S16", "S32")  # narrower than the Word: sign-extended on load; S64 is the Word
+AGENTS = 4
+
+
+def element_bytes(t: str) -> int:
+    return 1 if width(t) == 4 else width(t) // 8
+
+
+def dense_stride(cols: int, t: str) -> int:
+    return (cols + 1) // 2 if width(t) == 4 else cols * width(t) // 8
+
+
+def strided_accesses(base: int, stride: int, rows: int, cols: int, t: str) -> list:
+    """[(address, high_nibble)] of a TLOAD/TSTORE valid region, row-major."""
+    out = []
+    for row in range(rows):
+        row_base = (base + row * stride) & WORD
+        for col in range(cols):
+            if width(t) == 4:
+                out.append(((row_base + col // 2) & WORD, col % 2 == 1))
+            else:
+                out.append(((row_base + col * width(t) // 8) & WORD, False))
+    return out
+
+
+def prefetch_accesses(bases, strides, rows: int, cols: int, t: str) -> list:
+    """[(agent, address)] of TPREFETCH, PE-major, then row-major; strides in elements."""
+    out = []
+    for agent in range(AGENTS):
+        for row in range(rows):
+            for col in range(cols):
+                index = (row * strides[agent] + col) & WORD
+                offset = index >> 1 if width(t) == 4 else index * (width(t) // 8)
+                out.append((agent, (bases[agent] + offset) & WORD))
+    return out
+
+
+def probe(addresses, size: int, memory_size: int):
+    """(fault, address) of the first access that faults, or None."""
+    for address in addresses:
+        if address % size:
+            return "Fault_DataAlignment", address
+        if address + size > memory_size:
+            return "Fault_DataPage", address
+    return None
+
+
+class Memory:
+    """A byte image and the events recorded against it."""
+
+    def __init__(self, size: int, regions=()):
+        self.bytes = bytearray(size)
+        for address, data in regions:
+            self.bytes[address:address + len(data)] = data
+        self.events = []
+
+    def read(self, address: int, size: int) -> int:
+        return int.from_bytes(self.bytes[address:address + size], "little")
+
+    def tload(self, t: str, accesses) -> list:
+        """The loaded Words of the accesses (probed already), recording Load events."""
+        size = element_bytes(t)
+        words = []
+        for address, high in accesses:
+            raw = self.read(address, size)
+            self.events.append({"kind": "Load", "agent": 0, "address": address, "size": size, "read": raw,
+                                "write": 0, "order": "Relaxed"})
+            if width(t) == 4:
+                words.append((raw >> 4) & 0xF if high else raw & 0xF)
+            elif t in SIGNED_EXTENDED and raw >> (8 * size - 1):
+                words.append(raw | (WORD ^ ((1 << 8 * size) - 1)))
+            else:
+                words.append(raw)
+        return words
+
+    def tstore(self, t: str, accesses, words) -> None:
+        size = element_bytes(t)
+        for (address, high), word in zip(accesses, words):
+            if width(t) == 4:
+                old = self.bytes[address]
+                value = (old & 0x0F) | ((word & 0xF) << 4) if high else (old & 0xF0) | (word & 0xF)
+            else:
+                value = word & ((1 << 8 * size) - 1)
+            self.bytes[address:address + size] = value.to_bytes(size, "little")
+            self.events.append({"kind": "Store", "agent": 0, "address": address, "size": size, "read": 0,
+                                "write": value, "order": "Relaxed"})
+
+    def tprefetch(self, t: str, accesses) -> None:
+        size = element_bytes(t)
+        for agent, address in accesses:
+            self.events.append({"kind": "Load", "agent": agent, "address": address, "size": size,
+                                "read": self.read(address, size), "write": 0, "order": "Relaxed"})
