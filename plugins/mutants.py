@@ -1324,3 +1324,62 @@ def _tdequant_double_rounding():
             return out.reshape(products.shape), (flags | extra.reshape(products.shape) | bias_flags[0])
         return dequantize
     return (Patch("pto_avs.device_model.ops.tdequant:dequantize", make),)
+
+
+# ---------------------------------------------------------------------------
+# Global memory and the memory flow (TLOAD, TSTORE, TPREFETCH)
+
+MEMORY = "pto_avs.device_model.memory"
+
+
+@mutant("memory-alignment-off-by-one", "the alignment check masks the address with size - 2 instead of size - 1, "
+        "so an access one byte off its natural boundary (a U16 at an odd address) is not a Fault_DataAlignment")
+def _memory_alignment_off_by_one():
+    def make(original):
+        def probe(footprint, memory_size):
+            if footprint.size == 1:
+                return original(footprint, memory_size)
+            shifted = dataclasses.replace(footprint, addresses=footprint.addresses & ~np.uint64(1))
+            return original(shifted, memory_size)
+        return probe
+    return (Patch(f"{MEMORY}:probe", make),)
+
+
+@mutant("memory-page-boundary-off-by-one", "the page check rejects an access that ends at the last byte of "
+        "memory (address + size >= PTO_MODEL_MEMORY_BYTES instead of >)")
+def _memory_page_boundary_off_by_one():
+    def make(original):
+        def probe(footprint, memory_size):
+            return original(footprint, memory_size - 1)
+        return probe
+    return (Patch(f"{MEMORY}:probe", make),)
+
+
+@mutant("tstore-stores-padding", "TSTORE writes every physical column of the source's valid rows, the padding "
+        "past the valid columns included, instead of the valid rectangle alone")
+def _tstore_stores_padding():
+    from ..device_model.ops.memory_flow import strided_footprint
+
+    def footprint(self, state, operands):
+        tile = operands["tile"]
+        return strided_footprint(operands["base"], operands["stride"], tile.valid_rows, tile.cols, tile.dtype,
+                                 write=True)
+
+    def make(original):
+        def transfer(self, state, block, operands, footprint, index):
+            tile = operands["tile"]
+            wide = dataclasses.replace(tile, valid_cols=tile.cols)
+            return original(self, state, block, dict(operands, tile=wide), footprint, index)
+        return transfer
+    ops = "pto_avs.device_model.ops.tstore:TileStore"
+    return (Patch(f"{ops}.memory_footprint", replace_with(footprint)), Patch(f"{ops}.transfer", make))
+
+
+@mutant("memory-events-reversed", "a transfer's memory events are logged last access first (the log is built "
+        "by prepending), so the captured order differs from the spec's row-major access order")
+def _memory_events_reversed():
+    def make(original):
+        def events(*arguments):
+            return original(*arguments)[::-1]
+        return events
+    return (Patch(f"{MEMORY}:load_events", make), Patch(f"{MEMORY}:store_events", make))

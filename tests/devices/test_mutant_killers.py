@@ -41,6 +41,11 @@ KILLERS = {  # mutant -> the case that kills it (the mechanism it pins)
     "ttrans-transposed-pitch": "PTO-AVS-TILE-TTRANS-RECT-001::direct-call",  # a non-square region
     "textract-offset-off-by-one": "PTO-AVS-TILE-TEXTRACT-WINDOW-001::direct-call",  # the window at the offsets
     "tfillpad-fills-valid-region": "PTO-AVS-TILE-TFILLPAD-SCALAR-001::direct-call",  # the copy survives the fill
+    # global memory (TLOAD, TSTORE, TPREFETCH)
+    "memory-alignment-off-by-one": "PTO-AVS-X-TLOAD-REF-001::alignment-fault-first-element",  # U16 at an odd base
+    "memory-page-boundary-off-by-one": "PTO-AVS-X-TLOAD-REF-001::top-of-memory-fits",  # ends at the last byte
+    "tstore-stores-padding": "PTO-AVS-X-TSTORE-REF-001::dense-default-source-columns",  # only valid columns
+    "memory-events-reversed": "PTO-AVS-TILE-TLOAD-DIRECT-001::direct-u64-2x2-stride-32",  # row-major events
 }
 
 
