@@ -72,8 +72,11 @@ needs them; none exists before its first user):
 
 - two destinations (TSORT: values and U32 indices): ``DESTINATIONS``, step 6's
   ``resolve_destinations`` and step 7's ``execute_destinations`` (``ops/sorting.py``)
-- a destination-only block (TCI, TTRI): ``SOURCES = 0`` already passes step 1 (TEXPANDS
-  is one); the destination's shape from B.IOR scalars is ``destination_shape``
+- a destination-only block (TCI, TTRI: ``generation.TileGenerate``): ``SOURCES = 0`` passes
+  step 1 (TEXPANDS is one too); its B.IOR value rules are ``gpr_values_check`` (step 2), its
+  shape the default LB shape of ``destination_shape``; THISTOGRAM and TDEQUANT
+  (``thistogram.py``, ``tdequant.py``) are operation modules over the same flow, and the
+  row-indexed TGATHER/TSCATTER (``indexed.TileIndexed``) take the open path below
 - reductions and broadcasts with ValidRow x 1 or 1 x ValidCol destinations:
   ``destination_shape``; the padding they write is the kind's ``run``
 - a memory footprint (TLOAD, TSTORE, TPREFETCH; MGATHER.. join it): the kind
