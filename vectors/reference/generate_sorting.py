@@ -118,7 +118,8 @@ def tsort_expected(t, rows, width_, descending, profiles):
 
 def tsort_case(name, description, t, rows, *, lb0=None, descending=None, profiles=BOTH, direct=False,
                source="hand", reference="", status=0, asserted=None, src=0, hands=("T", "U"), mask="1111",
-               src_mask=None, bstart_line=None, raw=False, sort_width=None, index_size=None, dsts=None) -> dict:
+               src_mask=None, bstart_line=None, raw=False, sort_width=None, index_size=None, dsts=None,
+               source_extra=None) -> dict:
     """A completed TSORT of the source rows ``rows`` (its valid region). A block takes its
     width from ``lb0`` (None: no B.DIM) and its direction from B.IOR R5 (``descending``
     None: no B.IOR); a direct call from ``sort_width`` and ``descending``."""
@@ -135,6 +136,8 @@ def tsort_case(name, description, t, rows, *, lb0=None, descending=None, profile
     source_tile = tile(src, t, capacity, cols, valid, rows)
     if src_mask:
         source_tile["mask"] = src_mask
+    if source_extra:
+        source_tile.update(source_extra)
     state = {"tiles": [source_tile]}
     if status:
         state["status"] = engine.Hex(status)
@@ -544,6 +547,11 @@ def tsort_widths():
                 column 0 (the last group short, padding never read), {'descending' if descending else
                 'ascending'}; indices within each group.""", t, rows, lb0=w, descending=descending or None,
                 source="reference-generator"))
+    cases.append(tsort_case("padding-never-read", """A 2 x 5 FP32 source in 8 columns whose padding is defined
+        and holds -inf, -0 and a NaN (which would sort into a whole physical row): only the valid region is
+        sorted, in one group per row.""", "FP32", [spread("FP32", 5, 41), spread("FP32", 5, 43)],
+        source_extra={"elements": {"0,5": 0xFF800000, "0,6": 0x80000000, "1,7": 0x7FC00000, "1,5": 0xFF800000},
+                      "defined": "all"}, source="reference-generator"))
     cases.append(tsort_case("width-5-direct", "Width 5 through a direct call, descending.", "FP32",
                             [spread("FP32", 23, 3)], direct=True, sort_width=5, descending=True,
                             source="reference-generator"))
