@@ -49,7 +49,9 @@ def from_table(lane, s: DataType, d: DataType, mode, saturate, canonicalize, exa
         codes = np.arange(1 << s.bits, dtype=np.uint64).astype(lane.dtype)
         words, flags = exact(codes)
         table = _TABLES[key] = (np.ascontiguousarray(words, dtype=U64), np.ascontiguousarray(flags, dtype=np.uint8))
-    index = lane if s.bits in (8, 16) else lane & lane.dtype.type((1 << s.bits) - 1)
+    index = lane.astype(np.intp)  # np.take is slow on narrower index types
+    if s.bits not in (8, 16):
+        index &= (1 << s.bits) - 1
     return np.take(table[0], index), np.take(table[1], index)
 
 

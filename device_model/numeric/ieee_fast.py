@@ -100,24 +100,18 @@ class _Format:
         self.exact_gap = 52 - p  # exponent fields this far apart still add exactly in binary64
         self.sum_always_exact = (1 << f.exp_bits) - 2 <= self.exact_gap
 
-    @staticmethod
-    @lru_cache(maxsize=None)
-    def _table(name: str):
-        codes = np.arange(1 << 16, dtype=np.uint32)
-        with np.errstate(invalid="ignore"):  # signalling NaNs convert to NaNs
-            if name == "FP16":
-                return codes.astype(np.uint16).view(np.float16).astype(_F64)
-            return (codes << np.uint32(16)).view(np.float32).astype(_F64)  # BF16
-
     def values(self, words, out=None):
-        """Exact binary64 values of encodings (NaN for NaNs)."""
+        """Exact binary64 values of encodings (NaN for NaNs): numpy's widening casts are exact."""
         if self.t.bits == 32:
             v = words.astype(np.uint32, copy=False).view(np.float32)
-            if out is None:
-                return v.astype(_F64)
-            np.copyto(out, v)
-            return out
-        return np.take(self._table(self.t.name), words, out=out)
+        elif self.t.name == "FP16":
+            v = words.astype(np.uint16, copy=False).view(np.float16)
+        else:  # BF16: the high half of an FP32 encoding
+            v = (words.astype(np.uint32) << np.uint32(16)).view(np.float32)
+        if out is None:
+            return v.astype(_F64)
+        np.copyto(out, v)
+        return out
 
     def round_nearest(self, y, c64):
         """RNE words of ``y`` (in the type's width) and their values into ``c64``."""
@@ -130,7 +124,7 @@ class _Format:
         else:  # BF16: RN24 then RN8 on the bits (carries run into the exponent)
             u = y.astype(np.float32).view(np.uint32)
             w = ((u + (np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1)))) >> np.uint32(16)).astype(np.uint16)
-        np.take(self._table(self.t.name), w, out=c64)
+        self.values(w, out=c64)
         return w
 
     def signalling(self, words):
@@ -326,8 +320,11 @@ def run(op: str, t: DataType, mode: RoundingMode, operands, exact_kernel):
         if size < TABLE_MIN and (op, t.name, mode) not in _TABLES:
             return exact_kernel(*operands)
         words, flags = _table(op, t, mode, exact_kernel)
-        index = operands[0] if op in UNARY_OPS else (operands[0].astype(np.uint16) << np.uint16(8)) | operands[1]
-        return words[index].astype(U64), flags[index]
+        index = operands[0].astype(np.intp)  # np.take is slow on narrower index types
+        if op not in UNARY_OPS:
+            index <<= 8
+            index |= operands[1]
+        return np.take(words, index).astype(U64), np.take(flags, index)
     fmt = _format(t)
     words = np.empty(size, dtype=U64)
     flags = np.empty(size, dtype=np.uint8)
