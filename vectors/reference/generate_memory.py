@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import sys
 
-from . import engine
+from . import engine, kernels
 from . import memory as ref
 from .engine import UNITS, Flow, FlowMap, Hex, case, hexrows, size_code, smallest_tile, spec_ref, width
 
@@ -603,11 +603,19 @@ PROVENANCE = engine.spec_provenance("vectors/reference/memory.py", COMMAND)
 
 
 def files(operations) -> dict:
-    return engine.spec_id_files(operations, spec_cases, x_file, PROVENANCE, "generate_memory.py")
+    """The spec-ID and reference files, and with TSTORE the whole kernels (kernels.py), which
+    end in a TSTORE."""
+    out = engine.spec_id_files(operations, spec_cases, x_file, PROVENANCE, "generate_memory.py")
+    if "TSTORE" in operations:
+        for vector_id in kernels.KERNELS:
+            out[f"{vector_id}.yaml"] = engine.render_spec_id(
+                kernels.kernel_file(vector_id, UNITS["TSTORE"]["readiness_subjects"], COMMAND), "kernels.py")
+    return out
 
 
 FAMILY = engine.Family("generate_memory", OPERATIONS, files,
-                       owns=tuple(f"PTO-AVS-{kind}-{op}-*.yaml" for op in OPERATIONS for kind in ("TILE", "X")))
+                       owns=tuple(f"PTO-AVS-{kind}-{op}-*.yaml" for op in OPERATIONS for kind in ("TILE", "X"))
+                       + ("PTO-AVS-X-KERNEL-*.yaml",))
 
 if __name__ == "__main__":  # the command the files' provenance names: the engine's, for these operations
     sys.exit(engine.legacy_main([FAMILY]))

@@ -1,0 +1,180 @@
+"""Whole kernels: multi-block programs that load tiles from global memory, compute with the
+operations already modelled and store the result (issue 23 "Whole kernels").
+
+    TLOAD A, TLOAD B -> TADD -> TSTORE              (PTO-AVS-X-KERNEL-TADD-001)
+    TLOAD A -> TCVT -> TSTORE                        (PTO-AVS-X-KERNEL-TCVT-001)
+    TLOAD A, TLOAD B -> TCMP LT -> TSEL -> TSTORE    (PTO-AVS-X-KERNEL-TSEL-001: the element minimum)
+
+The expected result region comes from the independent references, never from the model:
+the memory walk of ``memory.py`` (TLOAD's and TSTORE's addresses and bytes), the element
+references ``arith_elements.py`` (TADD, per profile), ``numeric.py`` (TCVT under hw-ieee; an
+integer widening is the same in pto-v0) and ``compare_elements.py`` (TCMP's bit, TSEL's
+choice). Each case compares the result region with guard bytes around it, and the whole
+memory outside it stays as it was only where the case says so (the inputs).
+"""
+from __future__ import annotations
+
+from . import arith_elements, compare_elements
+from . import memory as ref
+from . import numeric
+from .engine import Flow, FlowMap, Hex, case, size_code, smallest_tile, width
+
+BOTH = ["pto-v0", "hw-ieee"]
+MEMORY = 4096
+A_BASE, B_BASE, OUT_BASE = 0x100, 0x200, 0x400
+GUARD = 8
+FILL = 0xA5  # the result region's bytes before the kernel
+
+
+def _values(t: str, count: int, seed: int) -> list:
+    bits = width(t)
+    out, state = [], seed
+    for _ in range(count):
+        state = (state * 1103515245 + 12345) & 0x7FFFFFFF
+        out.append((state >> 5) & ((1 << bits) - 1))
+    return out
+
+
+def _bytes_of(t: str, words) -> bytes:
+    size = ref.element_bytes(t)
+    return b"".join((w & ((1 << 8 * size) - 1)).to_bytes(size, "little") for w in words)
+
+
+def _load_block(t, valid, cols, base_gpr, stride_gpr, capacity) -> str:
+    return "\n".join([f"BSTART.TLOAD {t}", f"B.DIM LB0={valid[1]}", f"B.DIM LB1={valid[0]}"]
+                     + ([f"B.DIM LB2={cols}"] if cols != valid[1] else [])
+                     + [f"B.IOR R{base_gpr}, R{stride_gpr}", f"B.IOT mask=1111, <last>, ->T<{size_code(capacity)}>",
+                        "BSTOP"])
+
+
+def _store_block(t, source, base_gpr, stride_gpr) -> str:
+    return "\n".join([f"BSTART.TSTORE {t}", f"B.IOR R{base_gpr}, R{stride_gpr}", f"B.IOT T{source}, mask=1111, <last>",
+                      "BSTOP"])
+
+
+def _kernel_case(name, description, profiles, reference, inputs, out_t, out_words, valid, program, gprs,
+                 out_stride):
+    """The case: memory holding each input ((base, type, words, stride)) and the filled result
+    region, the program, and the expected result region (rows at ``out_stride``) with guards."""
+    regions = []
+    for base, t, words, stride in inputs:
+        row_bytes = [_bytes_of(t, words[r * valid[1]:(r + 1) * valid[1]]) for r in range(valid[0])]
+        regions += [(base + r * stride, data) for r, data in enumerate(row_bytes)]
+    out_size = ref.element_bytes(out_t)
+    span = (valid[0] - 1) * out_stride + valid[1] * out_size
+    regions.append((OUT_BASE - GUARD, bytes([FILL]) * (span + 2 * GUARD)))
+    image = ref.Memory(MEMORY, regions)
+    accesses = ref.strided_accesses(OUT_BASE, out_stride, valid[0], valid[1], out_t)
+    image.tstore(out_t, accesses, out_words)
+    result = image.bytes[OUT_BASE - GUARD:OUT_BASE + span + GUARD]
+    state = {"tiles": Flow([]), "gprs": FlowMap({k: Hex(v) for k, v in gprs.items()}),
+             "memory": {"size": MEMORY,
+                        "regions": [FlowMap(address=Hex(a), bytes=bytes(d).hex(" ")) for a, d in sorted(regions)]}}
+    expect = {"fault": None, "memory": [FlowMap(address=Hex(OUT_BASE - GUARD), bytes=bytes(result).hex(" "))]}
+    for base, t, words, stride in inputs:  # the inputs are read, never written
+        expect["memory"] += [FlowMap(address=Hex(base + r * stride),
+                                     bytes=_bytes_of(t, words[r * valid[1]:(r + 1) * valid[1]]).hex(" "))
+                             for r in range(valid[0])]
+    return case(name, description, profiles, "reference-generator", reference, state, program, expect)
+
+
+def tadd_cases() -> list:
+    out = []
+    for t, profiles in (("U16", BOTH), ("S32", BOTH), ("FP32", ["hw-ieee"]), ("FP32", ["pto-v0"])):
+        valid, cols = (2, 8), 8
+        _, capacity, _ = smallest_tile(t, valid, cols)
+        stride = ref.dense_stride(cols, t) + 16
+        a, b = _values(t, 16, 11), _values(t, 16, 23)
+        if t == "FP32":  # finite values of moderate exponent: sums round (hw-ieee) or wrap as carriers (pto-v0)
+            a = [0x3F800000 | (v & 0x007FFFFF) | (v & 0x80000000) for v in a]
+            b = [0x40000000 | (v & 0x007FFFFF) for v in b]
+        profile = profiles[0] if len(profiles) == 1 else "pto-v0"
+        total = [arith_elements.evaluate("TADD", t, profile, x, y)[0] for x, y in zip(a, b)]
+        if len(profiles) == 2:  # an integer sum wraps the same in both profiles
+            assert total == [arith_elements.evaluate("TADD", t, "hw-ieee", x, y)[0] for x, y in zip(a, b)]
+        program = "\n".join([
+            _load_block(t, valid, cols, 1, 3, capacity), _load_block(t, valid, cols, 2, 3, capacity),
+            f"BSTART.VEC TADD, {t}", f"B.DIM LB0={valid[1]}", f"B.DIM LB1={valid[0]}",
+            f"B.IOT T0, T1, mask=1111, <last>, ->T<{size_code(capacity)}>", "BSTOP",
+            _store_block(t, 2, 4, 3)])
+        label = t.lower() + ("" if len(profiles) == 2 else "-" + profiles[0])
+        out.append(_kernel_case(
+            f"tload-tadd-tstore-{label}", f"{t} ({', '.join(profiles)}): TLOAD A (0x100) and B (0x200), 2x8 with a "
+            f"{stride}-byte stride, TADD, TSTORE to 0x400 with the same stride; the result rows and the bytes "
+            "between and around them are compared, the inputs stay.", profiles,
+            "vectors/reference/memory.py (the TLOAD/TSTORE walks) and vectors/reference/arith_elements.py "
+            "(TADD per profile)", [(A_BASE, t, a, stride), (B_BASE, t, b, stride)], t, total, valid, program,
+            {1: A_BASE, 2: B_BASE, 3: stride, 4: OUT_BASE}, stride))
+    return out
+
+
+def tcvt_cases() -> list:
+    out = []
+    for src, dst, profiles in (("S8", "S32", BOTH), ("U8", "FP32", ["hw-ieee"]), ("FP16", "FP32", ["hw-ieee"])):
+        valid, cols = (2, 8), 8
+        _, capacity, rows = smallest_tile(src, valid, cols)
+        out_capacity = max(128, rows * cols * width(dst) // 8)  # TCVT keeps the source's rows x cols
+        a = _values(src, 16, 5)
+        if src == "FP16":
+            a = [(v & 0x83FF) | 0x3800 for v in a]  # normal values near one
+        converted = [numeric.convert(src, dst, x)[0] for x in a]
+        in_stride, out_stride = ref.dense_stride(cols, src), ref.dense_stride(cols, dst)
+        program = "\n".join([
+            _load_block(src, valid, cols, 1, 2, capacity),
+            f"BSTART.VEC TCVT, {src}", f"B.DATR {dst}, NORM, Null", f"B.DIM LB0={valid[1]}", f"B.DIM LB1={valid[0]}",
+            f"B.IOT T0, mask=1111, <last>, ->T<{size_code(out_capacity)}>", "BSTOP",
+            _store_block(dst, 1, 3, 4)])
+        out.append(_kernel_case(
+            f"tload-tcvt-tstore-{src.lower()}-{dst.lower()}", f"{src} -> {dst} ({', '.join(profiles)}): TLOAD a 2x8 "
+            f"{src} rectangle at 0x100, TCVT to {dst}, TSTORE densely at 0x400.", profiles,
+            "vectors/reference/memory.py and vectors/reference/numeric.py (convert)",
+            [(A_BASE, src, a, in_stride)], dst, converted, valid, program,
+            {1: A_BASE, 2: in_stride, 3: OUT_BASE, 4: out_stride}, out_stride))
+    return out
+
+
+def tsel_cases() -> list:
+    out = []
+    for t in ("U16", "S8"):
+        valid, cols = (2, 8), 8
+        _, capacity, _ = smallest_tile(t, valid, cols)
+        stride = ref.dense_stride(cols, t)
+        a, b = _values(t, 16, 3), _values(t, 16, 9)
+        bits = [compare_elements.compare("LT", t, x, y, "pto-v0")[0] for x, y in zip(a, b)]
+        assert bits == [compare_elements.compare("LT", t, x, y, "hw-ieee")[0] for x, y in zip(a, b)]
+        words_a = [numeric.result_word(t, x) for x in a]
+        words_b = [numeric.result_word(t, y) for y in b]
+        low = [compare_elements.select(bit, x, y) for bit, x, y in zip(bits, words_a, words_b)]
+        program = "\n".join([
+            _load_block(t, valid, cols, 1, 3, capacity), _load_block(t, valid, cols, 2, 3, capacity),
+            f"BSTART.VEC TCMP, {t}", "B.DATR CMode=LT", f"B.DIM LB0={valid[1]}", f"B.DIM LB1={valid[0]}",
+            "B.IOT T0, T1, mask=1111, <last>, ->T<1>", "BSTOP",
+            f"BSTART.VEC TSEL, {t}", f"B.DIM LB0={valid[1]}", f"B.DIM LB1={valid[0]}",
+            "B.IOT T2, T0, mask=1111", f"B.IOT T1, mask=1111, <last>, ->T<{size_code(capacity)}>", "BSTOP",
+            _store_block(t, 3, 4, 3)])
+        out.append(_kernel_case(
+            f"tload-tcmp-tsel-tstore-{t.lower()}", f"{t}: TLOAD A and B, TCMP LT into a predicate tile, TSEL "
+            "(mask, A, B) keeps the smaller element, TSTORE at 0x400: the element minimum in memory.", BOTH,
+            "vectors/reference/memory.py and vectors/reference/compare_elements.py (compare, select)",
+            [(A_BASE, t, a, stride), (B_BASE, t, b, stride)], t, low, valid, program,
+            {1: A_BASE, 2: B_BASE, 3: stride, 4: OUT_BASE}, stride))
+    return out
+
+
+KERNELS = {  # file ID -> (the other operations the programs run, the case builder, summary)
+    "PTO-AVS-X-KERNEL-TADD-001": (("TADD", "TLOAD"), tadd_cases, "TLOAD -> TADD -> TSTORE kernels"),
+    "PTO-AVS-X-KERNEL-TCVT-001": (("TCVT", "TLOAD"), tcvt_cases, "TLOAD -> TCVT -> TSTORE kernels"),
+    "PTO-AVS-X-KERNEL-TSEL-001": (("TCMP", "TLOAD", "TSEL"), tsel_cases, "TLOAD -> TCMP -> TSEL -> TSTORE kernels"),
+}
+
+
+def kernel_file(vector_id: str, exercises, command: str) -> dict:
+    others, build, summary = KERNELS[vector_id]
+    return {"format": "pto-avs-vector/1", "id": vector_id, "operation": "TSTORE", "kind": "execution",
+            "summary": summary + ": the result region in memory, derived independently",
+            "exercises": Flow(exercises), "also_exercises": Flow(list(others)),
+            "provenance": ("Whole kernels (multi-block programs). The expected result region comes from the "
+                           "independent references named in each case (vectors/reference/memory.py and the element "
+                           f"references; no code shared with device_model), written by `{command}`. Nothing here "
+                           "was produced by running the golden model."),
+            "cases": build()}
