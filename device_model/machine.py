@@ -412,7 +412,7 @@ def _prepare(program) -> list:
     return steps
 
 
-_TILE_ARGUMENTS = frozenset({"dst", "dst1", "src", "src1", "src2", "acc", "a", "a_scale", "b", "b_scale"})
+_TILE_ARGUMENTS = frozenset({"dst", "dst1", "src", "src1", "src2", "acc", "a", "a_scale", "b", "b_scale", "bias"})
 _TYPE_ARGUMENTS = frozenset({"dtype", "atype", "btype"})
 _FLAG_ARGUMENTS = frozenset({"sat", "canonicalize", "descending", "upper"})
 _COUNT_ARGUMENTS = frozenset({"sort_width"})  # small integers an operation bounds in its check_call

@@ -412,7 +412,7 @@ class Family:
 # The modules that declare a FAMILY, in the order their files are written.
 FAMILY_MODULES = ("generate_elementwise", "generate_arith", "generate_compare", "generate_numeric",
                   "generate_postprocess", "legality_layout", "generate_expansion",
-                  "generate_reductions", "generate_rearrange", "strength", "generate_sorting",
+                  "generate_reductions", "generate_rearrange", "strength", "generate_sorting", "generate_matrix",
                   "generate_generation", "generate_memory")
 
 

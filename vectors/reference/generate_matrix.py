@@ -1,0 +1,599 @@
+"""The CUBE matrix vectors (TMATMUL, TGEMV and their BIAS, ACC and MX forms), from the
+independent exact reference vectors/reference/matrix.py.
+
+Per operation (TGEMV_MX_ACC keeps its hand-written spec-ID files and its own families):
+
+- its spec-ID files: the spec test's own case (pto-v0, the raw Words the test asserts),
+  its hw-ieee twin on the IEEE encodings of the same values, and the bundle form of it
+  for the static-invariant points (the BSTART form, the mandatory B.FPATR, the source
+  order and the renamed D);
+- ``PTO-AVS-X-<OP>-REF-001``: in both profiles, every input type of the operation (each
+  ordinary type with itself and with another type of its class, or every MX type on
+  each side), M, N and K over the CUBE_M16/CUBE_M32 bounds and past the 32-element scale
+  block, accumulation overflow to infinity, integer wrap, the bias of each accumulator
+  type, post-processing modes, a nonzero status that must survive with its twin, a
+  two-block program whose flags accumulate, and the operand faults (wrong type class,
+  wrong layout, wrong bias or scale shape, GEMV with M > 1).
+
+Expected D Words and NumericStatus come from matrix.py (exact rationals, one rounding
+per step), post-processing from postprocess.py; nothing here imports device_model.
+"""
+from __future__ import annotations
+
+import random
+import zlib
+from fractions import Fraction
+
+from . import engine
+from . import matrix as mx
+from . import numeric as ref
+from . import postprocess as pp
+from .engine import SIZE_CODES, Flow, FlowMap, Hex
+from .generate_numeric import finite_codes, random_code
+
+COMMAND = ".venv/bin/python -m pto_avs.vectors.reference generate"
+OPERATIONS = tuple(op for op in mx.FUNCTIONS if op != "TGEMV_MX_ACC")
+PROVENANCE = (
+    "Expected values are the spec test's own assertions at PTO-ISA/pto-spec e599a3d3 (source: spec-test) "
+    "and values of the independent exact reference vectors/reference/matrix.py (source: reference-generator; "
+    "exact rational dot products from numeric.py's decoder, then per K step in increasing K one FP32 RNE "
+    "rounding in hw-ieee, raw 64-bit MultiplyWord sums in pto-v0, integer accumulation modulo 2^32, the bias "
+    "after the dot product; B.FPATR post-processing from postprocess.py), transcribed from "
+    "asl/tile/model/execution/cube.asl, asl/block/model/dispatch/cube-tmatmul.asl, "
+    "asl/tile/model/legality/matrix-*.asl, asl/arch/profile/reference-profile.asl and the hardware "
+    f"profile's matrix section. Written by `{COMMAND}`. Nothing here was produced by running the golden model.")
+FP16 = {2: 0x4000, 3: 0x4200}
+FP32 = {5: 0x40A00000, 6: 0x40C00000, 11: 0x41300000}
+
+
+def rng_for(name: str) -> random.Random:
+    return random.Random(zlib.crc32(name.encode()))
+
+
+def lane_word(t: str, bits: int) -> int:
+    """The Word written for element bits of ``t``: sign-extended signed integers, the lane of a
+    4-bit type, else the bits."""
+    return bits & 0xF if ref.fmt(t).width == 4 else ref.result_word(t, bits)
+
+
+def finite(t: str, rng: random.Random) -> int:
+    """A random finite input encoding (floating values in a window where sums round)."""
+    f = ref.fmt(t)
+    if f.is_int:
+        lo, hi = f.int_range
+        return ref.element_bits(t, rng.randint(lo, hi))
+    if f.width > 16:
+        return random_code(t, rng, (-6, 6))
+    return rng.choice(_small_finite(t))
+
+
+def _small_finite(t: str) -> list:
+    """The finite encodings of a narrow type whose magnitude is 0 or in [1/64, 64]."""
+    if t not in _SMALL:
+        _SMALL[t] = [c for c in finite_codes(t) if ref.decode(t, c).magnitude == 0
+                     or Fraction(1, 64) <= ref.decode(t, c).magnitude <= 64]
+    return _SMALL[t]
+
+
+_SMALL: dict = {}
+
+
+# --------------------------------------------------------------------------------------
+# Tiles and programs
+
+
+def cube_tile(index: int, t: str, layout: str, rows: list[list[int]]) -> dict:
+    _, _, capacity = mx.cube_shape(layout, t, len(rows), len(rows[0]))
+    return {"index": index, "dtype": t, "capacity": capacity, "valid": Flow([len(rows), len(rows[0])]),
+            "layout": layout, "location": "Matrix", "data": [Flow(Hex(w) for w in row) for row in rows]}
+
+
+def row_tile(index: int, t: str, rows: list[list[int]]) -> dict:
+    """An ordinary RowMajor source tile (bias, scales): the smallest power-of-two columns."""
+    cols = engine.pow2_at_least(len(rows[0]))
+    cols = max(cols, 8 if ref.fmt(t).width <= 8 else cols)
+    capacity = max(128, engine.pow2_at_least(-(-len(rows) * cols * max(ref.fmt(t).width, 8) // 8)))
+    while engine.rows_of(capacity, cols, t) < len(rows):
+        capacity *= 2
+    return {"index": index, "dtype": t, "capacity": capacity, "cols": cols,
+            "valid": Flow([len(rows), len(rows[0])]), "layout": "RowMajor",
+            "data": [Flow(Hex(w) for w in row) for row in rows]}
+
+
+def d_expect(index: int, t: str, layout: str, words: list[list[int]], capacity: int) -> dict:
+    rows, cols, _ = mx.cube_shape(layout, t, len(words), len(words[0]))
+    mask = (1 << ref.fmt(t).width) - 1
+    return {"index": index, "dtype": t, "layout": layout, "location": "Matrix", "rows": rows, "cols": cols,
+            "valid": Flow([len(words), len(words[0])]), "capacity": capacity,
+            "data": [Flow(Hex(w & mask) for w in row) for row in words], "padding": FlowMap(defined=False),
+            "words": [Flow(Hex(w) for w in row) for row in words]}
+
+
+class Operands:
+    """The operands of one case: types, values, layout and (for a block) the source order."""
+
+    def __init__(self, op, a_type, b_type, a, b, c=None, sa=None, sb=None, bias=None, layout="CUBE_M16"):
+        self.op, self.a_type, self.b_type, self.layout = op, a_type, b_type, layout
+        self.a, self.b, self.c, self.sa, self.sb, self.bias = a, b, c, sa, sb, bias
+        self.acc_type = mx.accumulator(op, a_type, b_type)
+
+    @property
+    def m(self):
+        return len(self.a)
+
+    @property
+    def n(self):
+        return len(self.b[0])
+
+    @property
+    def k(self):
+        return len(self.b)
+
+    def tiles(self):
+        """Source tiles in the bundle's source order, indices 1.. (D lands in T0)."""
+        out = []
+
+        def add(tile_of, *args):
+            out.append(tile_of(len(out) + 1, *args))
+
+        if self.c is not None:
+            add(cube_tile, self.acc_type, self.layout, self.c)
+        add(cube_tile, self.a_type, self.layout, self.a)
+        if self.sa is not None:
+            add(row_tile, "E8M0", self.sa)
+        add(cube_tile, self.b_type, "CUBE_N8", self.b)
+        if self.sb is not None:
+            add(row_tile, "E8M0", self.sb)
+        if self.bias is not None:
+            add(row_tile, self.acc_type, [self.bias])
+        return out
+
+    def result(self, profile, mode=0, config=None):
+        """(D type, D Words, flags) in ``profile`` with PreQuantMode ``mode`` (config: postprocess.Config)."""
+        words, flags = mx.product(profile, self.op, self.a_type, self.b_type, self.a, self.b, self.c,
+                                  self.sa, self.sb, self.bias)
+        if config is None:
+            return self.acc_type, words, flags
+        out = []
+        for row in words:
+            converted = [pp.postprocess(w, config, j) for j, w in enumerate(row)]
+            out.append([w for w, _ in converted])
+            for _, f in converted:
+                flags |= f
+        return pp.OUTPUT_TYPE[config.mode], out, flags
+
+    def d_capacity(self, out_type):
+        return mx.cube_shape(self.layout, out_type, self.m, self.n)[2]
+
+    def bundle(self, fpatr="B.FPATR", extra_sources=(), gpr=None, out_type=None, size=None):
+        tiles = self.tiles()
+        sources = [t["index"] for t in tiles] + list(extra_sources)
+        lines = [f"{mx.BSTART[self.op]} {self.a_type}", fpatr]
+        if self.b_type != self.a_type:
+            lines.append(f"B.DATR {self.b_type}")
+        lines += [f"B.DIM LB0={self.m}", f"B.DIM LB1={self.n}", f"B.DIM LB2={self.k}"]
+        for i in range(0, len(sources), 2):
+            lines.append(engine.iot_line(sources[i:i + 2], last=False))
+        size = size or SIZE_CODES[self.d_capacity(out_type or self.acc_type)]
+        lines.append(engine.iot_line([], size=size))
+        if gpr is not None:
+            lines.append(f"B.IOR R{gpr}")
+        lines.append("BSTOP")
+        return "\n".join(lines), sources
+
+    def direct(self, dst, tiles, **extra):
+        names = iter(t["index"] for t in tiles)
+        call = {"call": self.op, "dst": dst}
+        if self.c is not None:
+            call["acc"] = next(names)
+        call["a"] = next(names)
+        if self.sa is not None:
+            call["a_scale"] = next(names)
+        call["b"] = next(names)
+        if self.sb is not None:
+            call["b_scale"] = next(names)
+        if self.bias is not None:
+            call["bias"] = next(names)
+        if self.b_type != self.a_type:
+            call["btype"] = self.b_type
+        call.update(extra)
+        return Flow([FlowMap(call)])
+
+
+def describe(o: Operands, profile: str) -> str:
+    scale = f", scales per {mx.SCALE_BLOCK} K" if o.sa is not None or o.sb is not None else ""
+    parts = [f"{o.op} {o.a_type} x {o.b_type} -> {o.acc_type}, M={o.m} N={o.n} K={o.k}, A/C/D {o.layout}{scale}"]
+    if profile == "pto-v0":
+        parts.append("pto-v0: raw Words, D = [C +] sum_k MultiplyWord(a*sa, b*sb) [+ bias] modulo 2^64")
+    elif o.acc_type == "FP32":
+        parts.append("hw-ieee: one FP32 RNE fused multiply-add per K step in increasing K, the bias one FP32 "
+                     "RNE addition after the dot product, status the OR of every step's IEEE flags "
+                     "(SPEC-CHOICE 17, 52, 53)")
+    else:
+        parts.append(f"hw-ieee: exact integer products and sums modulo 2^32, the {o.acc_type} Word normalized, "
+                     "no flag (SPEC-CHOICE 51)")
+    return "; ".join(parts) + "."
+
+
+def block_case(name, o: Operands, profile, *, note="", status=0, config=None, fpatr="B.FPATR", gprs=None,
+               gpr=None, extra_tiles=(), source="reference-generator", reference=COMMAND):
+    out_type, words, flags = o.result(profile, config=config)
+    tiles = o.tiles() + list(extra_tiles)
+    program, sources = o.bundle(fpatr, [t["index"] for t in extra_tiles], gpr, out_type)
+    state = {"tiles": tiles}
+    if status:
+        state["status"] = Hex(status)
+    if gprs:
+        state["gprs"] = engine.gpr_map(gprs)
+    expect = engine.success_expect(flags | status, [0] + sources, sources,
+                                   [d_expect(0, out_type, o.layout, words, o.d_capacity(out_type))])
+    text = describe(o, profile) + (" " + note if note else "")
+    return engine.case(name, text, [profile], source, reference, state, program, expect)
+
+
+def direct_case(name, o: Operands, profile, *, note="", status=0, source="reference-generator",
+                reference=COMMAND, words_override=None):
+    out_type, words, flags = o.result(profile)
+    tiles = o.tiles()
+    dst = len(tiles) + 1
+    rows, cols, capacity = mx.cube_shape(o.layout, out_type, o.m, o.n)
+    d_tile = {"index": dst, "dtype": out_type, "capacity": capacity, "valid": Flow([o.m, o.n]),
+              "layout": o.layout, "location": "Matrix", "defined": "none"}
+    state = {"tiles": tiles + [d_tile]}
+    if status:
+        state["status"] = Hex(status)
+    sources = [t["index"] for t in tiles]
+    expect = engine.success_expect(flags | status, sources + [dst], sources,
+                                   [d_expect(dst, out_type, o.layout, words_override or words, capacity)])
+    text = describe(o, profile) + (" " + note if note else "")
+    return engine.case(name, text, [profile], source, reference, state, o.direct(dst, tiles), expect)
+
+
+# --------------------------------------------------------------------------------------
+# Spec-ID cases
+
+
+def _spec_operands(op: str, ieee: bool, k: int = 1, n: int = 1) -> Operands:
+    """The spec tests' operands: FP16 A = 2, B = 3, C or bias = 5 (raw integers, or their IEEE
+    encodings when ``ieee``)."""
+    two, three = (FP16[2], FP16[3]) if ieee else (2, 3)
+    five = FP32[5] if ieee else 5
+    a = [[two] * k]
+    b = [[three] * n for _ in range(k)]
+    return Operands(op, "FP16", "FP16", a, b, c=[[five] * n] if mx.has_acc(op) else None,
+                    bias=[five] * n if mx.has_bias(op) else None)
+
+
+def spec_cases(op: str, test_id: str) -> list:
+    point = test_id[len(f"PTO-AVS-TILE-{op.replace('_', '-')}-"):-4]
+    ref_text = engine.spec_ref(test_id)
+    value = 11 if mx.has_acc(op) or mx.has_bias(op) else 6
+    if point in ("EXEC", "UNSCALED"):
+        spec = _spec_operands(op, False)
+        cases = [direct_case("spec-fp16-1x1-raw", spec, "pto-v0", source="spec-test", reference=ref_text,
+                             note=f"The spec test: A = 2, B = 3 as raw FP16 Words{', C/bias = 5' if value == 11 else ''}"
+                             f"; the reference profile's raw arithmetic commits {value}.")]
+        assert cases[0]["expect"]["tiles"][0]["words"][0][0] == value  # the spec test's assertion
+        cases.append(direct_case("fp16-ieee-values-hw", _spec_operands(op, True), "hw-ieee",
+                                 note="The same values as IEEE encodings: 2.0 * 3.0"
+                                 + (" + 5.0 = 11.0" if value == 11 else " = 6.0") + "."))
+        cases.append(direct_case("fp16-ieee-values-raw-in-pto-v0", _spec_operands(op, True), "pto-v0",
+                                 note="The IEEE encodings in pto-v0: the raw Word arithmetic, not 6.0 or 11.0."))
+        return cases
+    if point == "STATIC":
+        cases = []
+        for profile, ieee in (("pto-v0", False), ("hw-ieee", True)):
+            o = _spec_operands(op, ieee)
+            cases.append(block_case(f"bstart-fp16-bundle-{profile}", o, profile, source="spec-test" if not ieee
+                                    else "reference-generator", reference=ref_text if not ieee else COMMAND,
+                                    note=f"The bundle form of the contract: {mx.BSTART[op]} FP16, the mandatory "
+                                    "all-zero B.FPATR, the Local sources in order ([C], A, [scales], B, [bias]), "
+                                    "D renamed to T0 (FP32 CUBE_M16, location Matrix)."))
+        cases.append(engine.fault_case(
+            "no-fpatr-bundle-control", "A Matrix block without B.FPATR: Fault_BundleControl (exactly one is "
+            "mandatory).", _spec_operands(op, False).tiles(),
+            _spec_operands(op, False).bundle()[0].replace("B.FPATR\n", ""), "Fault_BundleControl",
+            reference="asl/block/model/dispatch/cube-tmatmul.asl:139-147"))
+        return cases
+    if point == "INDEX":
+        o = _spec_operands(op, False)
+        if mx.is_mx(op):
+            o.c = [[0x40A00000]]
+        tiles = o.tiles()
+        call = o.direct(tiles[0]["index"], tiles)
+        return [engine.fault_case("direct-d-equals-c-rejected", "Direct call with D = C (one TileIndex): "
+                                  "TileOperandsLegal requires D != C; rejected before C or the status changes "
+                                  "(the initial status 0x11 must survive).", tiles, call,
+                                  source="spec-test", reference=ref_text, status=0x11)]
+    if point == "ROW":
+        cases = []
+        for profile, ieee in (("pto-v0", False), ("hw-ieee", True)):
+            o = _spec_operands(op, ieee, k=3, n=5)
+            cases.append(direct_case(f"row-1x3-by-3x5-{profile}", o, profile, source="hand",
+                                     reference=ref_text, note="A 1x3 vector times a 3x5 matrix gives one 1x5 row."))
+        return cases
+    if point == "SCALE":
+        return mx_scale_cases(op, ref_text)
+    if point == "TYPES":
+        return mx_types_cases(op, ref_text)
+    raise KeyError(test_id)
+
+
+def _zeros(rows, cols):
+    return [[0] * cols for _ in range(rows)]
+
+
+def mx_scale_cases(op: str, ref_text: str) -> list:
+    cases = []
+    for profile in engine.BOTH:
+        o = Operands(op, "FP16", "FP16", _zeros(1, 2), _zeros(2, 2))
+        cases.append(direct_case(f"fp16-sides-no-scales-{profile}", o, profile, source="spec-test",
+                                 reference=ref_text, note="FP16 sides take no scale operand."))
+        o = Operands(op, "E4M3", "E4M3", _zeros(1, 2), _zeros(2, 2), sa=[[0x7F]], sb=[[0x7F, 0x7F]])
+        cases.append(direct_case(f"e4m3-sides-scales-{profile}", o, profile, source="spec-test",
+                                 reference=ref_text, note="E4M3 sides need E8M0 scales of 1 x 1 and 1 x 2."))
+    o = Operands(op, "E4M3", "E4M3", _zeros(1, 2), _zeros(2, 2), sa=[[0x7F, 0x7F]], sb=[[0x7F, 0x7F]])
+    tiles = o.tiles()
+    dst = len(tiles) + 1
+    d = {"index": dst, "dtype": "FP32", "capacity": 128, "valid": Flow([1, 2]), "layout": "CUBE_M16",
+         "location": "Matrix", "defined": "none"}
+    cases.append(engine.fault_case("e4m3-a-scale-wrong-shape", "The A-scale is 1 x 2 where ceil(K/32) = 1: "
+                                   "Fault_TileLegality.", tiles + [d], o.direct(dst, tiles), reference=ref_text))
+    o = Operands(op, "E4M3", "FP16", _zeros(1, 2), _zeros(2, 2), sa=[[0x7F]])
+    tiles = o.tiles()
+    tiles[1]["dtype"] = "U8"
+    cases.append(engine.fault_case("e4m3-a-scale-not-e8m0", "The A-scale tile is U8, not E8M0: "
+                                   "Fault_TileLegality.", tiles + [dict(d, index=len(tiles) + 1)],
+                                   o.direct(len(tiles) + 1, tiles), reference=ref_text))
+    return cases
+
+
+def mx_types_cases(op: str, ref_text: str) -> list:
+    cases = []
+    for a_type, b_type in (("FP16", "BF16"), ("E4M3", "BF16"), ("FP16", "E1M2X2"), ("E4M3", "E1M2X2"),
+                           ("E5M2", "E2M1X2"), ("BF16", "E5M2")):
+        rng = rng_for(f"{op}-{a_type}-{b_type}")
+        a = [[finite(a_type, rng) for _ in range(3)]]
+        b = [[finite(b_type, rng) for _ in range(2)] for _ in range(3)]
+        o = Operands(op, a_type, b_type, [[lane_word(a_type, x) for x in r] for r in a],
+                     [[lane_word(b_type, x) for x in r] for r in b],
+                     sa=[[0x80]] if a_type not in ref.MX_UNSCALED else None,
+                     sb=[[0x7E, 0x81]] if b_type not in ref.MX_UNSCALED else None)
+        for profile in engine.BOTH:
+            cases.append(block_case(f"{a_type}-x-{b_type}-{profile}".lower(), o, profile, reference=ref_text,
+                                    note=f"{len(o.tiles())} mathematical sources: a scale exactly for each "
+                                    "side that is not FP16/BF16."))
+    o = Operands(op, "E2M1X2", "E2M1X2", [[1]], [[1]], sa=[[0x7F]], sb=[[0x7F]])
+    program = o.bundle()[0].replace(f"{mx.BSTART[op]} E2M1X2\nB.FPATR", f"{mx.BSTART[op]} E2M1X2\nB.FPATR\nB.DATR HiF4X2")
+    cases.append(engine.fault_case("hif4x2-b-type-rejected", "BType HiF4X2 is not an MX operand type: "
+                                   "Fault_TileLegality.", o.tiles(), program, reference=ref_text))
+    return cases
+
+
+# --------------------------------------------------------------------------------------
+# Reference files
+
+
+def _random_operands(op, a_type, b_type, m, n, k, rng, layout="CUBE_M16", acc_scale=True):
+    a = [[lane_word(a_type, finite(a_type, rng)) for _ in range(k)] for _ in range(m)]
+    b = [[lane_word(b_type, finite(b_type, rng)) for _ in range(n)] for _ in range(k)]
+    acc = mx.accumulator(op, a_type, b_type)
+    blocks = -(-k // mx.SCALE_BLOCK)
+    sa = [[rng.randint(124, 130) for _ in range(blocks)] for _ in range(m)] if mx.scaled(op, a_type) else None
+    sb = [[rng.randint(124, 130) for _ in range(n)] for _ in range(blocks)] if mx.scaled(op, b_type) else None
+
+    def acc_word():
+        if acc == "FP32":
+            v = Fraction(rng.randint(-4096, 4096), 256)
+            return ref.encode_value("FP32", v < 0, abs(v), "RNE", False)[0]
+        return lane_word(acc, finite("S16" if acc == "S32" else "U16", rng))
+
+    c = [[acc_word() for _ in range(n)] for _ in range(m)] if mx.has_acc(op) else None
+    bias = [acc_word() for _ in range(n)] if mx.has_bias(op) else None
+    return Operands(op, a_type, b_type, a, b, c, sa, sb, bias, layout)
+
+
+def _pairs(op):
+    if mx.is_mx(op):
+        types = list(ref.MX_TYPES)
+        return [(t, types[(i + 2) % len(types)]) for i, t in enumerate(types)] + \
+               [(types[(i + 3) % len(types)], t) for i, t in enumerate(types)]
+    out = []
+    for cls in (mx.FLOATING, mx.SIGNED, mx.UNSIGNED):
+        for i, t in enumerate(cls):
+            out += [(t, t), (t, cls[(i + 1) % len(cls)])]
+    return out
+
+
+def _shapes(op, i):
+    """(m, n, k, layout) of the i-th type pair: K at, below and past the scale block, M over
+    the CUBE_M16 and CUBE_M32 bounds (1 for GEMV)."""
+    ks = (1, 5, 31, 32, 33, 64, 65)
+    k = ks[i % len(ks)]
+    if mx.is_gemv(op):
+        return 1, 1 + i % 5, k, ("CUBE_M16", "CUBE_M32")[i % 2]
+    ms = ((2, "CUBE_M16"), (16, "CUBE_M16"), (17, "CUBE_M32"), (32, "CUBE_M32"), (3, "CUBE_M32"))
+    m, layout = ms[i % len(ms)]
+    return m, 1 + i % 3, min(k, 33), layout
+
+
+def _special_cases(op) -> list:
+    """Overflow to infinity, integer wrap, special inputs and post-processing."""
+    cases = []
+    if mx.is_mx(op):
+        big = Operands(op, "E5M2", "E5M2", [[0x7B] * 3], [[0x7B, 0xFB]] * 3, sa=[[0xFE]], sb=[[0xFE, 0xFE]])
+        ordinary_float = None
+    else:
+        big = Operands(op, "FP32", "FP32", [[0x7F7FFFFF, 0x7F7FFFFF]], [[0x7F000000, 0xFF000000]] * 2)
+        ordinary_float = Operands(op, "FP16", "FP16", [[0x7C00, 0x3C00, 0x7E00]],
+                                  [[0x3C00, 0x0000, 0xFC00]] * 3)
+    if mx.has_acc(big.op):
+        big.c = [[0] * big.n]
+    if mx.has_bias(big.op):
+        big.bias = [0x7F7FFFFF] * big.n
+    for profile in engine.BOTH:
+        cases.append(block_case(f"fp32-overflow-to-infinity-{profile}", big, profile,
+                                note="The products exceed FP32: the fused step rounds to +-Inf (OF|NX), later "
+                                "steps keep it."))
+    if ordinary_float is not None:
+        if mx.has_acc(op):
+            ordinary_float.c = [[0x80000000] * 3]
+        if mx.has_bias(op):
+            ordinary_float.bias = [0x3F800000] * 3
+        for profile in engine.BOTH:
+            cases.append(block_case(f"fp16-infinity-nan-terms-{profile}", ordinary_float, profile,
+                                    note="+Inf times 0 is invalid (NV, NaN); a quiet NaN input gives NaN without "
+                                    "NV; +Inf times -Inf is -Inf."))
+        for a_type, b_type, acc in (("S16", "S16", "S32"), ("S8", "S4X2", "S32"), ("U16", "U16", "U32"),
+                                    ("U8", "U4X2", "U32")):
+            hi = ref.fmt(a_type).int_range[1] if a_type.startswith("S") else (1 << ref.fmt(a_type).width) - 1
+            lo = ref.fmt(a_type).int_range[0]
+            b_hi = ref.fmt(b_type).int_range[1] if b_type.startswith("S") else (1 << ref.fmt(b_type).width) - 1
+            k = 5
+            a = [[lane_word(a_type, ref.element_bits(a_type, hi)), lane_word(a_type, ref.element_bits(a_type, lo))]
+                 * 3][0][:k]
+            b = [[lane_word(b_type, ref.element_bits(b_type, b_hi))] * 2 for _ in range(k)]
+            o = Operands(op, a_type, b_type, [a], b)
+            if mx.has_acc(op):
+                o.c = [[lane_word(acc, ref.element_bits(acc, 0x7FFF0000 if acc == "S32" else 0xFFFF0000))] * 2]
+            if mx.has_bias(op):
+                o.bias = [lane_word(acc, ref.element_bits(acc, 0x7FFFFFFF if acc == "S32" else 0xFFFFFFFF))] * 2
+            for profile in engine.BOTH:
+                cases.append(block_case(f"{a_type}-x-{b_type}-integer-wrap-{profile}".lower(), o, profile,
+                                        note="Extreme integer inputs: the exact sum leaves the 32-bit range."))
+    # post-processing of the FP32 accumulator (modes of the reference postprocess.py)
+    base_type = "FP16"
+    for mode, relu, param in ((1, 0, None), (16, 1, None), (27, 0, 0x3FC00000), (0, 1, None), (26, 2, 0x3F000000)):
+        rng = rng_for(f"{op}-pp-{mode}-{relu}")
+        o = _random_operands(op, base_type, base_type, 1 if mx.is_gemv(op) else 2, 4, 3, rng)
+        quant = pp.quant_word(param) if param is not None and mode in pp.SCALAR_MODES else 0
+        alpha = pp.relu_word(0x3EC00000) if relu == 2 else 0
+        config = pp.Config(mode, relu, "NONE", False, (quant,) * o.n, (alpha,) * o.n)
+        scalars = ([quant] if mode in pp.SCALAR_MODES else []) + ([alpha] if relu == 2 else [])
+        gprs = {5 + i: v for i, v in enumerate(scalars)}
+        fpatr = f"B.FPATR PreQuantMode={mode}, ReluMode={relu}"
+        for profile in engine.BOTH:
+            cases.append(block_case(
+                f"postprocess-mode{mode}-relu{relu}-{profile}", o, profile, config=config, fpatr=fpatr,
+                gprs=gprs or None, gpr="5" + (", R6" if len(scalars) == 2 else "") if scalars else None,
+                note=f"B.FPATR PreQuantMode {mode}, ReluMode {relu} on the FP32 accumulator (postprocess.py)."))
+    return cases
+
+
+def _status_and_blocks(op) -> list:
+    """A nonzero initial status that must survive (with its twin without it) and two blocks whose
+    flags accumulate."""
+    rng = rng_for(f"{op}-status")
+    a_type = "FP16"
+    o = _random_operands(op, a_type, a_type, 1, 2, 33 if mx.is_mx(op) else 7, rng)
+    cases = []
+    for profile in engine.BOTH:
+        _, _, flags = o.result(profile)
+        status = 0x06 if not flags & 0x04 else 0x02
+        cases.append(block_case(f"status-survives-{profile}", o, profile, status=status,
+                                note=f"The initial NumericStatus {status:#04x} must survive, ORed with the "
+                                "block's own flags (its twin runs without it)."))
+        cases.append(block_case(f"status-twin-{profile}", o, profile, note="The twin of status-survives."))
+    # two blocks: the first raises OF|NX (an overflow), the second only NX (an inexact sum)
+    first = Operands(op, "FP32", "FP32", [[0x7F7FFFFF]], [[0x7F000000]]) if not mx.is_mx(op) else \
+        Operands(op, "E5M2", "E5M2", [[0x7B]], [[0x7B]], sa=[[0xFE]], sb=[[0xFE]])
+    second = Operands(op, "FP16", "FP16", [[0x3C01, 0x3C01]], [[0x3C01], [0x3C01]])
+    for o2 in (first, second):
+        if mx.has_acc(op):
+            o2.c = [[0x3F800000]]
+        if mx.has_bias(op):
+            o2.bias = [0x3F800000]
+    for profile in engine.BOTH:
+        _, w1, f1 = first.result(profile)
+        _, w2, f2 = second.result(profile)
+        t1, t2 = first.tiles(), second.tiles()
+        shift = len(t1)
+        for t in t2:
+            t["index"] += shift
+        p1, s1 = first.bundle()
+        program2_lines, s2 = second.bundle()
+        for i in sorted(s2, reverse=True):
+            program2_lines = program2_lines.replace(f"T{i},", f"T{i + shift},").replace(f"T{i}, mask", f"T{i + shift}, mask")
+        s2 = [i + shift for i in s2]
+        program = p1.replace("BSTOP", "") + program2_lines
+        program = "\n".join(line for line in program.splitlines() if line)
+        d2 = engine.first_free([0] + s1 + s2)
+        expect = engine.success_expect(f1 | f2, [0] + s1 + s2 + [d2], s1 + s2,
+                                       [d_expect(0, first.acc_type, "CUBE_M16", w1, first.d_capacity("FP32")),
+                                        d_expect(d2, second.acc_type, "CUBE_M16", w2, second.d_capacity("FP32"))])
+        cases.append(engine.case(f"two-blocks-flags-accumulate-{profile}",
+                                 f"Two {op} blocks: the first overflows, the second is only inexact; the status "
+                                 f"is the OR of both ({f1:#04x} | {f2:#04x}). " + describe(first, profile),
+                                 [profile], "reference-generator", COMMAND, {"tiles": t1 + t2}, program, expect))
+        cases.append(block_case(f"second-block-alone-{profile}", second, profile,
+                                note="The second block of two-blocks-flags-accumulate alone."))
+    return cases
+
+
+def _fault_cases(op) -> list:
+    rng = rng_for(f"{op}-faults")
+    cases = []
+    if not mx.is_mx(op):
+        o = _random_operands(op, "FP16", "FP16", 1, 2, 2, rng)
+        program = o.bundle()[0].replace("FP16\nB.FPATR", "FP16\nB.FPATR\nB.DATR S8")
+        cases.append(engine.fault_case("mixed-class-types-rejected", "AType FP16 with BType S8: the two inputs "
+                                       "are of different classes (TileOrdinaryMatrixInputTypesSameClass).",
+                                       o.tiles(), program, reference="asl/block/model/dispatch/cube-tmatmul.asl:160-174"))
+    o = _random_operands(op, "FP16", "FP16", 1, 2, 2, rng)
+    tiles = o.tiles()
+    a_index = 1 + mx.has_acc(op)
+    tiles[a_index - 1] = cube_tile(a_index, "FP16", "CUBE_N8", [tiles[a_index - 1]["data"][0]])
+    cases.append(engine.fault_case("a-in-cube-n8-rejected", "A in CUBE_N8: A must be CUBE_M16 or CUBE_M32.",
+                                   tiles, o.bundle()[0], reference="asl/tile/model/legality/matrix-operands.asl"))
+    if mx.has_bias(op):
+        o = _random_operands(op, "FP16", "FP16", 1, 2, 2, rng)
+        tiles = o.tiles()
+        tiles[-1]["dtype"] = "FP16"
+        cases.append(engine.fault_case("bias-of-input-type-rejected", "The bias is FP16: it must be the "
+                                       "accumulator type FP32.", tiles, o.bundle()[0],
+                                       reference="asl/tile/model/legality/matrix-operands.asl"))
+    if mx.is_gemv(op):
+        o = _random_operands(op, "FP16", "FP16", 2, 2, 2, rng)
+        cases.append(engine.fault_case("gemv-m-2-rejected", "LB0 = 2: a TGEMV form fixes M to 1.",
+                                       o.tiles(), o.bundle()[0],
+                                       reference="asl/block/model/dispatch/cube-tmatmul.asl:185-189"))
+    return cases
+
+
+def x_file(op: str) -> dict:
+    cases = []
+    for i, (a_type, b_type) in enumerate(_pairs(op)):
+        m, n, k, layout = _shapes(op, i)
+        name = f"{a_type}-x-{b_type}-m{m}-n{n}-k{k}-{layout[5:]}".lower()
+        o = _random_operands(op, a_type, b_type, m, n, k, rng_for(f"{op}-{name}"), layout)
+        cases += [block_case(f"{name}-{profile}", o, profile) for profile in engine.BOTH]
+        if i % 4 == 0:
+            cases.append(direct_case(f"{name}-direct-hw-ieee", o, "hw-ieee", note="The direct call."))
+    cases += _special_cases(op) + _status_and_blocks(op) + _fault_cases(op)
+    return {
+        "format": "pto-avs-vector/1",
+        "id": f"PTO-AVS-X-{op.replace('_', '-')}-REF-001",
+        "operation": op,
+        "kind": "execution",
+        "summary": f"{op} in both profiles over every input type class, M/N/K at the layout and scale-block "
+                   "bounds, overflow, integer wrap, bias, post-processing, status and block accumulation",
+        "exercises": Flow(["ADR-0034", "ADR-0065", "ADR-0071"] + (["ADR-0073"] if mx.has_acc(op) else [])
+                          + ["ADR-0079"] + sorted({r for t in engine.UNITS[op]["tests"]
+                                                   for r in engine.TESTS[t]["requirements"]})),
+        "provenance": PROVENANCE,
+        "cases": cases,
+    }
+
+
+def files(operations) -> dict:
+    out = {}
+    for op in operations:
+        for test_id in engine.UNITS[op]["tests"]:
+            doc = engine.spec_file(op, test_id, PROVENANCE, spec_cases(op, test_id))
+            out[f"{test_id}.yaml"] = engine.render_spec_id(doc, "generate_matrix.py")
+        doc = x_file(op)
+        out[f"{doc['id']}.yaml"] = engine.render_spec_id(doc, "generate_matrix.py")
+    return out
+
+
+FAMILY = engine.Family("generate_matrix", OPERATIONS, files)
