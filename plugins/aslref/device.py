@@ -2,7 +2,10 @@
 
 Runs each case on the spec's own ASL under the ``aslref`` interpreter (herdtools7)
 and maps the spec's state after the program onto the observation contract, so
-the comparator judges the spec like any device. Profile ``pto-v0``.
+the comparator judges the spec like any device. Profile ``pto-v0``. It models the
+memory state of protocol 1.1 (memory, events, shared tiles, per-PE GPRs: README "How a
+case runs") and refuses a case whose memory size is not the build's
+``PTO_MODEL_MEMORY_BYTES``.
 
 Options (comma-separated after the checkout; the checkout may also come from
 ``$PTO_AVS_SPEC``, the interpreter from ``$PTO_AVS_ASLREF``):
