@@ -278,6 +278,83 @@ begin
     return legal || AVSDirectRejected(step);
 end;
 
+// A direct CUBE call other than TGEMV_MX_ACC: the descriptor a BSTART of the function
+// installs (selector ``function``), B.DATR only when BType is given, no B.FPATR; then the
+// operation's InstructionContractOperandsLegal and its semantic handler.
+func AVSDirectCube(step: integer, function: integer, destination: TileIndex,
+                   accumulator: TileIndex, left: TileIndex, left_scale: TileIndex,
+                   right: TileIndex, right_scale: TileIndex, bias: TileIndex,
+                   left_type: bits(5), use_left_tile_type: boolean, right_type: bits(5),
+                   right_type_present: boolean) => boolean
+begin
+    let saved_operation = _BundleOperation;
+    let saved_present = _BundleDataAttributesPresent;
+    let saved = _BundleDataAttributes;
+    let saved_fixed_point = _BundleFixedPointAttributes;
+    var legal = TRUE;
+    _BundleDataAttributesPresent = FALSE;
+    _BundleFixedPointAttributes.valid = FALSE;
+    if right_type_present then
+        legal = AVSSetDataAttributes(right_type, Zeros{5}, '00', Zeros{3},
+            FALSE, FALSE);
+    end;
+    InstallBundleOperationDescriptor(BundleOperationDescriptor {
+        valid = TRUE,
+        form_identity = Zeros{7},
+        operation_class = BundleOperation_TileMatrix,
+        selector_valid = TRUE,
+        selector = Zeros{10} + function,
+        data_type_valid = TRUE,
+        data_type = if use_left_tile_type then
+            TileDataTypeToEncoding(_Tiles[[left]].data_type) else left_type,
+        mode_valid = FALSE,
+        mode = Zeros{2},
+        branch_type_valid = FALSE,
+        branch_type = Zeros{3}
+    });
+    if function == 0 then
+        legal = legal && InstructionContractOperandsLegal_TMATMUL(destination, left, right);
+        if legal then TMATMUL(destination, left, right); end;
+    elsif function == 1 then
+        legal = legal && InstructionContractOperandsLegal_TMATMUL_BIAS(destination, left, right, bias);
+        if legal then TMATMUL_BIAS(destination, left, right, bias); end;
+    elsif function == 2 then
+        legal = legal && InstructionContractOperandsLegal_TMATMUL_ACC(destination, accumulator, left, right);
+        if legal then TMATMUL_ACC(destination, accumulator, left, right); end;
+    elsif function == 4 then
+        legal = legal && InstructionContractOperandsLegal_TMATMUL_MX(destination, left, left_scale, right, right_scale);
+        if legal then TMATMUL_MX(destination, left, left_scale, right, right_scale); end;
+    elsif function == 5 then
+        legal = legal && InstructionContractOperandsLegal_TMATMUL_MX_BIAS(destination, left, left_scale, right, right_scale, bias);
+        if legal then TMATMUL_MX_BIAS(destination, left, left_scale, right, right_scale, bias); end;
+    elsif function == 6 then
+        legal = legal && InstructionContractOperandsLegal_TMATMUL_MX_ACC(destination, accumulator, left, left_scale, right, right_scale);
+        if legal then TMATMUL_MX_ACC(destination, accumulator, left, left_scale, right, right_scale); end;
+    elsif function == 16 then
+        legal = legal && InstructionContractOperandsLegal_TGEMV(destination, left, right);
+        if legal then TGEMV(destination, left, right); end;
+    elsif function == 17 then
+        legal = legal && InstructionContractOperandsLegal_TGEMV_BIAS(destination, left, right, bias);
+        if legal then TGEMV_BIAS(destination, left, right, bias); end;
+    elsif function == 18 then
+        legal = legal && InstructionContractOperandsLegal_TGEMV_ACC(destination, accumulator, left, right);
+        if legal then TGEMV_ACC(destination, accumulator, left, right); end;
+    elsif function == 20 then
+        legal = legal && InstructionContractOperandsLegal_TGEMV_MX(destination, left, left_scale, right, right_scale);
+        if legal then TGEMV_MX(destination, left, left_scale, right, right_scale); end;
+    elsif function == 21 then
+        legal = legal && InstructionContractOperandsLegal_TGEMV_MX_BIAS(destination, left, left_scale, right, right_scale, bias);
+        if legal then TGEMV_MX_BIAS(destination, left, left_scale, right, right_scale, bias); end;
+    else
+        legal = FALSE;
+    end;
+    _BundleOperation = saved_operation;
+    _BundleDataAttributesPresent = saved_present;
+    _BundleDataAttributes = saved;
+    _BundleFixedPointAttributes = saved_fixed_point;
+    return legal || AVSDirectRejected(step);
+end;
+
 // TSORT and TMRGSORT: contracts with a ranged width and a boolean direction.
 func AVSDirectTSORT(step: integer, destination: TileIndex,
                     destination_indices: TileIndex, source: TileIndex,

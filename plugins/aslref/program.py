@@ -29,7 +29,12 @@ DEFAULT_MEMORY_BYTES = 4096  # the vector format's default memory size (the spec
 WORD_MASK = (1 << 64) - 1
 SHADOW_PREFIX = "AVSShadow"
 RESETS = ("snapshot", "fresh")
-SPECIAL_CALLS = ("TCVT", "TQUANT", "TGEMV_MX_ACC", "TSORT", "TMRGSORT")  # direct calls with their own harness helper
+# The other CUBE operations' direct calls (AVSDirectCube), by CUBE function number.
+CUBE_FUNCTIONS = {"TMATMUL": 0, "TMATMUL_BIAS": 1, "TMATMUL_ACC": 2, "TMATMUL_MX": 4, "TMATMUL_MX_BIAS": 5,
+                  "TMATMUL_MX_ACC": 6, "TGEMV": 16, "TGEMV_BIAS": 17, "TGEMV_ACC": 18, "TGEMV_MX": 20,
+                  "TGEMV_MX_BIAS": 21}
+# direct calls with their own harness helper
+SPECIAL_CALLS = ("TCVT", "TQUANT", "TGEMV_MX_ACC", "TSORT", "TMRGSORT", *CUBE_FUNCTIONS)
 # Direct-call arguments of the other operations, matched in order to the contract's TileIndex parameters
 # (destination, then sources) and its Word parameter (the scalar); "pad" sets the B.DATR PadValue.
 TILE_ARGUMENTS = ("dst", "src", "src1", "src2")
@@ -97,10 +102,10 @@ def unsupported(case: Case, contracts: dict) -> Optional[str]:
         if not isinstance(item, dict):
             continue
         name = str(item.get("call", "")).upper()
-        if name == "TGEMV_MX_ACC":
+        if name == "TGEMV_MX_ACC" or name in CUBE_FUNCTIONS:
             mapped = [key for key in DIRECT_TGEMV_UNMAPPED if item.get(key)]
             if mapped:
-                return ("the aslref adapter does not map direct TGEMV_MX_ACC post-processing arguments "
+                return (f"the aslref adapter does not map direct {name} post-processing arguments "
                         f"({', '.join(mapped)}); use a bundle")
         elif name not in SPECIAL_CALLS:
             if name not in contracts:
@@ -387,6 +392,13 @@ def _direct_call(number: int, item: dict) -> str:
     if name == "TMRGSORT":
         return (f"AVSDirectTMRGSORT({number}, {_tile(item['dst'])}, {_tile(item['src'])}, {_tile(item['src1'])}, "
                 f"{_bool(item.get('descending'))})")
+    if name in CUBE_FUNCTIONS:
+        atype, btype = item.get("atype"), item.get("btype")
+        tiles = [_tile(item[k]) if item.get(k) is not None else 0
+                 for k in ("dst", "acc", "a", "a_scale", "b", "b_scale", "bias")]
+        return (f"AVSDirectCube({number}, {CUBE_FUNCTIONS[name]}, {', '.join(map(str, tiles))}, "
+                f"{_type_code(atype) if atype else _bits(0, 5)}, {_bool(not atype)}, "
+                f"{_type_code(btype) if btype else _bits(0, 5)}, {_bool(btype)})")
     raise ValueError(f"direct call {item.get('call')!r}: expected one of {', '.join(SPECIAL_CALLS)}")
 
 
