@@ -444,6 +444,46 @@ def _accumulator_overwritten():
             Patch("pto_avs.device_model.ops.cube:direct_flow", make_direct))
 
 
+@mutant("bias-before-dot-product", "The CUBE BIAS forms add the bias to the initial accumulator and then "
+        "run the K fused steps on it, instead of adding it once after the complete dot product",
+        profile="hw-ieee")
+def _bias_before_dot_product():
+    from ..device_model.ops import cube
+
+    def make(original):
+        def product(acc, bias, a, a_type, a_scale, b, b_type, b_scale, profile, accumulator):
+            if bias is not None:
+                acc, flags = cube.add_bias(np.asarray(acc, dtype=np.uint64), bias, profile, accumulator)
+            else:
+                flags = 0
+            raw, more = cube.accumulate(np.asarray(acc, dtype=np.uint64), a, a_type, a_scale, b, b_type, b_scale,
+                                        profile, accumulator)
+            return np.asarray(raw, dtype=np.uint64), flags | more
+        return product
+
+    return (Patch("pto_avs.device_model.ops.cube:product", make),)
+
+
+@mutant("u8-accumulates-as-s32", "The ordinary CUBE input U8 is put in the signed class: U8 x U8 "
+        "accumulates into S32 (and U8 with U16 or U4X2 is a mixed-class pair)")
+def _u8_accumulates_as_s32():
+    def make(original):
+        return {**original, "S32": original["S32"] | {"U8"}, "U32": original["U32"] - {"U8"}}
+
+    return (Patch("pto_avs.device_model.ops.cube:ORDINARY_CLASSES", make),)
+
+
+@mutant("mx-scale-per-k", "The MX forms take one E8M0 scale per K element (scale column/row k, the "
+        "last one for k past it) instead of one per 32-element block")
+def _mx_scale_per_k():
+    def make(original):
+        def scale_block_of(k):
+            return np.minimum(np.arange(k), original(k)[-1])
+        return scale_block_of
+
+    return (Patch("pto_avs.device_model.ops.cube:scale_block_of", make),)
+
+
 # ---------------------------------------------------------------------------
 # one value class's flags, padding carrier Words (each killed only by the flag-isolation
 # vectors PTO-AVS-X-*-HW-*-FLAGS-001 or by the padding vectors' `padding.word`)

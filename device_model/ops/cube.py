@@ -395,26 +395,39 @@ def add_bias(value, bias, profile: str, accumulator: str):
     return words.astype(U64), int(np.bitwise_or.reduce(flags, axis=None))
 
 
+def scale_block_of(k: int):
+    """The scale column (A) / row (B) of each K index: one E8M0 scale per SCALE_BLOCK elements."""
+    return np.arange(k) // SCALE_BLOCK
+
+
+def product(acc, bias, a, a_type, a_scale, b, b_type, b_scale, profile: str, accumulator: str):
+    """The intermediate result before post-processing: the dot product (``accumulate``), then
+    the bias when the operation has one (TMATMULShared: MatrixBiasResult after the product).
+    Returns (Words, flags)."""
+    raw, flags = accumulate(acc, a, a_type, a_scale, b, b_type, b_scale, profile, accumulator)
+    raw = np.asarray(raw, dtype=U64)
+    if bias is not None:
+        raw, bias_flags = add_bias(raw, bias, profile, accumulator)
+        raw = np.asarray(raw, dtype=U64)
+        flags |= bias_flags
+    return raw, flags
+
+
 def execute(new_tiles, indices, operands, controls: Controls, quant_param, relu_param, profile: str):
     a, b = operands["a"], operands["b"]
     m, k = a.valid_rows, a.valid_cols
     accumulator = controls.accumulator
-    scale_a = operands["a_scale"].valid_words()[:, np.arange(k) // SCALE_BLOCK] \
-        if operands["a_scale"] is not None else None
-    scale_b = operands["b_scale"].valid_words()[np.arange(k) // SCALE_BLOCK, :] \
-        if operands["b_scale"] is not None else None
+    block = scale_block_of(k)
+    scale_a = operands["a_scale"].valid_words()[:, block] if operands["a_scale"] is not None else None
+    scale_b = operands["b_scale"].valid_words()[block, :] if operands["b_scale"] is not None else None
     if profile != "pto-v0":
         scale_a = None if scale_a is None else scale_a & U64(0xFF)
         scale_b = None if scale_b is None else scale_b & U64(0xFF)
     acc = operands["acc"].valid_words() if operands["acc"] is not None \
         else np.zeros((m, b.valid_cols), dtype=U64)
-    raw, flags = accumulate(acc, a.valid_words(), a.dtype.name, scale_a, b.valid_words(), b.dtype.name,
-                            scale_b, profile, accumulator)
-    raw = np.asarray(raw, dtype=U64)
-    if operands["bias"] is not None:
-        raw, bias_flags = add_bias(raw, operands["bias"].valid_words()[0][None, :], profile, accumulator)
-        raw = np.asarray(raw, dtype=U64)
-        flags |= bias_flags
+    bias = operands["bias"].valid_words()[0][None, :] if operands["bias"] is not None else None
+    raw, flags = product(acc, bias, a.valid_words(), a.dtype.name, scale_a, b.valid_words(), b.dtype.name,
+                         scale_b, profile, accumulator)
     fpatr = controls.fpatr
     words, post_flags = pp.postprocess(raw, controls.mode, fpatr["ReluMode"], controls.output_type.name,
                                        quant_param, relu_param, controls.rmode, controls.saturate,

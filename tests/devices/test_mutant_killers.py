@@ -46,6 +46,10 @@ KILLERS = {  # mutant -> the case that kills it (the mechanism it pins)
     "memory-page-boundary-off-by-one": "PTO-AVS-X-TLOAD-REF-001::top-of-memory-fits",  # ends at the last byte
     "tstore-stores-padding": "PTO-AVS-X-TSTORE-REF-001::dense-default-source-columns",  # only valid columns
     "memory-events-reversed": "PTO-AVS-TILE-TLOAD-DIRECT-001::direct-u64-2x2-stride-32",  # row-major events
+    # the CUBE matrix engine
+    "bias-before-dot-product": "PTO-AVS-X-TMATMUL-BIAS-REF-001::fp16-x-fp16-m16-n1-k33-m16-hw-ieee",  # bias last
+    "u8-accumulates-as-s32": "PTO-AVS-X-TMATMUL-REF-001::u8-x-u8-m17-n3-k33-m32-pto-v0",  # U8 -> U32 class
+    "mx-scale-per-k": "PTO-AVS-X-TMATMUL-MX-REF-001::e2m1x2-x-fp16-m3-n2-k33-m32-pto-v0",  # one scale per 32 K
 }
 
 
