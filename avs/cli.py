@@ -108,9 +108,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .campaigns import selection  # the suite's selection: IDs, --op, --adr, -k, -m
     _register(subparsers, "compare", _compare, bringup.DESCRIPTION,
               lambda p: (bringup.add_arguments(p), selection.add_arguments(p)))
-    from .campaigns import fuzz, mutation, sweep  # mutation self-test and campaigns
+    from .campaigns import exhaustive, fuzz, mutation, sweep  # mutation self-test and campaigns
     _register(subparsers, "mutants", mutation.run, mutation.DESCRIPTION, mutation.add_arguments)
     _register(subparsers, "fuzz", fuzz.run, fuzz.DESCRIPTION, fuzz.add_arguments)
+    _register(subparsers, "exhaustive", exhaustive.run, exhaustive.DESCRIPTION, exhaustive.add_arguments)
     _register(subparsers, "sweep", sweep.run, sweep.DESCRIPTION, sweep.add_arguments)
     from . import spec_check  # every shipped pto-v0 case on the executable spec
     _register(subparsers, "spec-check", spec_check.run, spec_check.DESCRIPTION, spec_check.add_arguments)

@@ -154,7 +154,6 @@ def _step(op, fmt: _Format, mode: RoundingMode, w, c64, y, diff):
     """Move the RNE word ``w`` to the mode's result; ``diff`` has the sign of ``c - x``."""
     if mode is RoundingMode.RNE:
         return w
-    one = fmt.word(1)
     negative = (w >> fmt.word(fmt.sign_bit)).astype(bool)
     if mode in (RoundingMode.RTZ, RoundingMode.RTO):
         w = w - ((diff * y) > 0)  # |c| > |x|: one step toward zero

@@ -71,10 +71,12 @@ def crafted_pairs(dtype, count, seed):
     top = (1 << f.exp_bits) - 2
     a_parts, b_parts = [], []
     # uniformly random encodings (every class)
-    a_parts.append(random_words(part)); b_parts.append(random_words(part))
+    a_parts.append(random_words(part))
+    b_parts.append(random_words(part))
     # normals of nearby binades
     mid = f.bias
-    a_parts.append(with_exponents(part, mid - 8, mid + 8)); b_parts.append(with_exponents(part, mid - 8, mid + 8))
+    a_parts.append(with_exponents(part, mid - 8, mid + 8))
+    b_parts.append(with_exponents(part, mid - 8, mid + 8))
     # sums that are exact ties or a residual away from one: b is a's half ulp times a small odd number,
     # shifted further down by 0..3 binades (the shifts below the tie are decided by the residual alone)
     a = with_exponents(part, f.frac_bits + 2, top - 2)
@@ -83,20 +85,26 @@ def crafted_pairs(dtype, count, seed):
     b_exp = np.clip(exp_a - f.frac_bits - 1 - down, 1, top)
     b = ((b_exp.astype(np.uint64) << np.uint64(f.frac_bits)) | rng.integers(0, 4, part).astype(np.uint64)).astype(ct)
     b ^= (rng.integers(0, 2, part).astype(ct) * sign)
-    a_parts.append(a); b_parts.append(b)
+    a_parts.append(a)
+    b_parts.append(b)
     # cancellations: b = -a give or take a few ulps
     a = random_words(part)
     b = ((a.astype(np.int64) + rng.integers(-3, 4, part)) & ((1 << t.bits) - 1)).astype(ct) ^ sign
-    a_parts.append(a); b_parts.append(b)
+    a_parts.append(a)
+    b_parts.append(b)
     # near overflow: large operands (products and sums at max finite, quotients by small ones)
-    a_parts.append(with_exponents(part, top - 3, top)); b_parts.append(with_exponents(part, mid - 2, mid + 2))
+    a_parts.append(with_exponents(part, top - 3, top))
+    b_parts.append(with_exponents(part, mid - 2, mid + 2))
     # underflow: products and quotients landing in and below the subnormal range, subnormal operands
-    a_parts.append(with_exponents(part, 0, f.frac_bits + 3)); b_parts.append(with_exponents(part, mid - f.frac_bits - 3, mid + 1))
-    a_parts.append(with_exponents(part, 1, mid // 2 + 2)); b_parts.append(with_exponents(part, 1, mid // 2 + 2))
+    a_parts.append(with_exponents(part, 0, f.frac_bits + 3))
+    b_parts.append(with_exponents(part, mid - f.frac_bits - 3, mid + 1))
+    a_parts.append(with_exponents(part, 1, mid // 2 + 2))
+    b_parts.append(with_exponents(part, 1, mid // 2 + 2))
     # edge operands against random ones
     rest = count - 7 * part
     edges = edge_operands(dtype)
-    a_parts.append(edges[rng.integers(0, edges.size, rest)]); b_parts.append(random_words(rest))
+    a_parts.append(edges[rng.integers(0, edges.size, rest)])
+    b_parts.append(random_words(rest))
     a, b = np.concatenate(a_parts), np.concatenate(b_parts)
     swap = rng.integers(0, 2, a.size).astype(bool)
     return np.where(swap, b, a), np.where(swap, a, b)
