@@ -7,7 +7,15 @@ The cases are handed to pytest as node IDs of ``avs/test_conformance.py`` (the
 conformance suite's own items), run in-process under ``-n``/``--tx``/``--dist`` with
 the plugin's ``--record``: each worker records the answers of the items it ran and
 the controller merges the parts into one file, written whole or not at all (the
-plugin's recording, ``avs/pytest_plugin.py``). A remote host needs pto-avs installed
+plugin's recording, ``avs/pytest_plugin.py``).
+
+A device runs a batch of consecutive items at a time (``--batch-size``), looking ahead in
+the collection; under xdist's ``load`` distribution the next items of a batch may go to
+another worker, which runs them again. So this module, loaded on every worker
+(``-p pto_avs.avs.campaigns.workers``), marks each run of ``--batch-size`` consecutive
+items as one ``xdist_group`` and the cases run under ``--dist loadgroup``: a batch is
+one group, on one worker, run once. A batch is an equal share of each worker, at most
+the command's largest batch (spec-check: 500 cases, its own chunk). A remote host needs pto-avs installed
 and the same checkout at the same path (node IDs and ``--vectors`` paths are this
 machine's). Progress counts the items the workers report.
 """
@@ -16,12 +24,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-DISTRIBUTIONS = ("load", "loadscope", "loadfile", "loadgroup", "worksteal")
+import pytest
+
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,8 +42,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--tx", action="append", default=[], metavar="SPEC",
                        help="a pytest-xdist gateway, e.g. 4*ssh=user@host//python=/path/.venv/bin/python "
                             "(repeatable; the host has the same checkout at the same path)")
-    group.add_argument("--dist", default="load", choices=DISTRIBUTIONS,
-                       help="how pytest-xdist hands the cases to workers (default load)")
 
 
 def wanted(args) -> bool:
@@ -56,7 +64,47 @@ def xdist_arguments(args) -> list[str]:
     out = [f"--numprocesses={args.workers}"] if args.workers is not None and not args.tx else []
     for spec in args.tx:
         out.append(f"--tx={spec}")
-    return out + [f"--dist={args.dist}"]
+    return out + ["--dist=loadgroup"]
+
+
+def worker_count(args) -> int:
+    """How many workers ``-n``/``--tx`` start (``4*ssh=...`` is four)."""
+    if args.tx:
+        return sum(int(spec.split("*", 1)[0]) if spec.split("*", 1)[0].isdigit() else 1 for spec in args.tx)
+    if args.workers == "auto":
+        return os.cpu_count() or 1
+    return max(int(args.workers), 1)
+
+
+def batch_size(cases: int, workers: int, largest: int) -> int:
+    """The cases of one batch: an equal share of each worker, at most ``largest``. A device that
+    pays a start per batch (the spec's interpreter: tens of seconds) pays it as few times as the
+    workers allow, and a long run still shows progress after each ``largest`` cases."""
+    return max(1, min(largest, -(-cases // workers)))
+
+
+@pytest.hookimpl(wrapper=True)  # around every other plugin's, xdist's naming of groups among them
+def pytest_collection_modifyitems(config, items):
+    """Each run of ``--batch-size`` consecutive conformance items is one xdist group.
+
+    xdist's ``loadgroup`` schedules by the ``@group`` suffix it gives an item's node ID; pytest-xdist
+    3.8 sets it as ``item._nodeid``, which pytest 9.2 no longer reads (the node ID is ``item._id``),
+    so each item would be a group of its own: the suffix is given here where xdist could not."""
+    from ..pytest_plugin import CaseItem
+
+    size = config.getoption("avs_batch_size")
+    cases = [item for item in items if isinstance(item, CaseItem)]
+    for index, item in enumerate(cases):
+        item.add_marker(pytest.mark.xdist_group(f"batch{index // size}"))
+    result = yield
+    if config.getvalue("loadgroup"):
+        from _pytest.nodeid import coerce_node_id
+
+        for item in cases:
+            group = "_".join(sorted({str(mark.args[0]) for mark in item.iter_markers("xdist_group") if mark.args}))
+            if group and not item.nodeid.endswith(f"@{group}") and hasattr(item, "_id"):
+                item._id = coerce_node_id(f"{item.nodeid}@{group}")
+    return result
 
 
 def describe(args) -> str:
@@ -89,19 +137,19 @@ class Outcome:
     reported: int  # items reported
 
 
-def run_cases(case_ids: list, options: list, args, progress) -> Outcome:
+def run_cases(case_ids: list, options: list, args, progress, largest_batch: int) -> Outcome:
     """Run the conformance items of ``case_ids`` (``VECTOR-ID::case``) under pytest-xdist with the
-    plugin ``options`` (devices, profile, vectors), recording every answer; the merged recording."""
-    import pytest
-
+    plugin ``options`` (devices, profile, vectors), recording every answer, in batches of at most
+    ``largest_batch`` cases; the merged recording."""
     from ...plugins.replay import Recording
     from .selection import base_arguments, node_ids
 
     progressing = _Progressing(progress)
     with tempfile.TemporaryDirectory(prefix="pto-avs-workers-") as folder:
         record = Path(folder) / "answers.json"
-        command = [*node_ids(case_ids), *base_arguments(), "-qq", "--no-header",
-                   "-p", "no:warnings", *options, f"--record={record}", *xdist_arguments(args)]
+        command = [*node_ids(case_ids), *base_arguments(), "-qq", "--no-header", "-p", "no:warnings",
+                   "-p", __name__, f"--batch-size={batch_size(len(case_ids), worker_count(args), largest_batch)}",
+                   *options, f"--record={record}", *xdist_arguments(args)]
         said = io.StringIO()
         with contextlib.redirect_stdout(said):
             status = pytest.main(command, plugins=[progressing])
