@@ -19,8 +19,8 @@ TGEMV, 20/21/22 TGEMV_MX. Bundle sources in order: [C], A, [A-scale], B, [B-scal
 [vector PReLU]; destinations D, [RowMaxOut], [GroupMaxOut]; B.IOR RegSrc0/1 carry
 the scalar QuantParam then the scalar LReLU parameter.
 
-Shared (B.IOS) operands are not modelled yet: a block with a B.IOS binding is
-Fault_TileLegality (the shared tile registers are not part of the machine state).
+Shared (B.IOS) operands are not modelled yet: a TMATMUL block with a B.IOS binding stops
+as not modelled (a TGEMV one is Fault_TileLegality: TGEMV is Local-only).
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from typing import Optional
 import numpy as np
 
 from .. import dtypes
-from ..block import BlockState, check_fpatr_fields
+from ..block import BlockState, Unmodelled, check_fpatr_fields
 from ..encoding.names import FPATR_FIELDS
 from ..faults import bundle_control, tile_allocation, tile_legality
 from ..layouts import MODEL_TILE_ELEMENTS, derived_rows
@@ -187,7 +187,9 @@ def bundle_flow(op: CubeOperation, state: MachineState, block: BlockState, profi
     if accumulator is None:
         raise tile_legality(f"{op.NAME} needs {op.type_rule()}")
     if block.shared:
-        raise tile_legality(f"{op.NAME}: Shared (B.IOS) operands are not modelled")
+        if op.gemv:  # TileMatrixSharedSourceCountLegal: TGEMV is Local-only
+            raise tile_legality(f"{op.NAME} takes no Shared (B.IOS) operand")
+        raise Unmodelled(f"the Shared (B.IOS) form of {op.NAME} is outside the modelled forms")
     a_scaled, b_scaled = op.scales(left, right)
     mode, relu = fpatr["PreQuantMode"], fpatr["ReluMode"]
     math_sources = 2 + op.acc + op.bias + a_scaled + b_scaled

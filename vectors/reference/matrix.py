@@ -13,9 +13,9 @@ decided only by ``numeric.encode_value`` on an exact value.
   ``acc + MultiplyWord(a*sa, b*sb)`` per K step and ``value + bias``, modulo 2**64.
 - hw-ieee (the hardware profile's ``matrix`` section): per K in increasing order one
   fused multiply-add rounded to FP32 (RNE), the status the OR of the IEEE flags of every
-  step (SPEC-CHOICE 17, 52); the bias one FP32 RNE addition after the complete dot
-  product (SPEC-CHOICE 53); integer accumulation exact modulo 2**32 with the S32/U32 Word
-  normalized (sign- or zero-extended), no flag (SPEC-CHOICE 51).
+  step; the bias one FP32 RNE addition after the complete dot product; integer
+  accumulation exact modulo 2**32 with the S32/U32 Word normalized (sign- or
+  zero-extended), no flag (vectors/SPEC-CHOICES.md rows 17 and 51-53).
 """
 from __future__ import annotations
 
