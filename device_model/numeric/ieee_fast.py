@@ -113,16 +113,25 @@ class _Format:
         np.copyto(out, v)
         return out
 
-    def round_nearest(self, y, c64):
-        """RNE words of ``y`` (in the type's width) and their values into ``c64``."""
+    def round_nearest(self, y, c64, any_value=False):
+        """RNE words of ``y`` (in the type's width) and their values into ``c64``.
+
+        BF16 goes through binary32: RN24 first, exact in one rounding for the results
+        of add ... sqrt (24 >= 2*8 + 2); ``any_value`` (FMA's sums) rounds to odd at 24
+        bits instead, which never double-rounds (24 >= 8 + 2)."""
         if self.t.name == "FP32":
             c = y.astype(np.float32)
             np.copyto(c64, c)
             return c.view(np.uint32)
         if self.t.name == "FP16":
             w = y.astype(np.float16).view(np.uint16)
-        else:  # BF16: RN24 then RN8 on the bits (carries run into the exponent)
+        else:  # BF16: RN24 (or RO24) then RN8 on the bits (carries run into the exponent)
             u = y.astype(np.float32).view(np.uint32)
+            if any_value:
+                back = u.view(np.float32).astype(_F64)
+                u = u - (np.abs(back) > np.abs(y))  # toward zero ...
+                u |= (u.view(np.float32).astype(_F64) != y)  # ... and odd where inexact
+                u = u.astype(np.uint32, copy=False)
             w = ((u + (np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1)))) >> np.uint32(16)).astype(np.uint16)
         self.values(w, out=c64)
         return w
@@ -144,6 +153,8 @@ def _overflow_words(t: DataType, mode: RoundingMode):
 
 
 def applies(op: str, t: DataType) -> bool:
+    if op == "FMA":
+        return t.name in FLOAT_PATH_TYPES
     return (op in BINARY_OPS or op in UNARY_OPS) and t.name in FLOAT_PATH_TYPES + TABLE_TYPES
 
 
@@ -194,14 +205,35 @@ def _sum_is_exact(fmt: _Format, la, lb) -> bool:
     return int(ea.max()) <= fmt.exact_gap and int(ea.min()) >= -fmt.exact_gap
 
 
-def _float_block(op, fmt: _Format, mode, la, lb, out_w, out_f, scratch: _Scratch):
+def _off_midpoint(fmt: _Format, w, c64, y, residual, diff):
+    """FMA only (a 2p-bit product plus a p-bit addend can put ``y`` on a midpoint that
+    ``x`` is not on): where ``y`` is the midpoint of ``c`` and its neighbour and the
+    residual is not zero, the nearest value is the candidate on the residual's side.
+    Updates ``c64`` and ``diff`` for the lanes it moves."""
+    neighbour = (w + (np.abs(c64) < np.abs(y)) - (np.abs(c64) > np.abs(y))).astype(fmt.word)
+    midpoint = np.flatnonzero(((c64 + fmt.values(neighbour)) == 2.0 * y) & (residual != 0) & (c64 != y))
+    if midpoint.size:
+        wrong_side = np.signbit(c64[midpoint] - y[midpoint]) != np.signbit(residual[midpoint])
+        move = midpoint[wrong_side]
+        w = w.copy()
+        w[move] = neighbour[move]
+        c64[move] = fmt.values(neighbour[move])
+        diff[move] = (c64[move] - y[move]) - residual[move]
+    return w
+
+
+def _float_block(op, fmt: _Format, mode, la, lb, out_w, out_f, scratch: _Scratch, lc=None):
     """Fill one block's words and flags; return the block indices left to the exact
-    kernel (or None)."""
+    kernel (or None). FMA runs as the sum of the exact binary64 product and the addend."""
     k = la.size
     a, y, c64, diff = scratch.a[:k], scratch.y[:k], scratch.c[:k], scratch.d[:k]
     fmt.values(la, out=a)
     b = None
-    if op == "SQRT":
+    if op == "FMA":
+        a *= fmt.values(lb, out=scratch.b[:k])  # exact: 2p <= 48 bits
+        b = fmt.values(lc, out=scratch.b[:k])
+        np.add(a, b, out=y)
+    elif op == "SQRT":
         np.sqrt(a, out=y)
     else:
         b = fmt.values(lb, out=scratch.b[:k])
@@ -213,10 +245,10 @@ def _float_block(op, fmt: _Format, mode, la, lb, out_w, out_f, scratch: _Scratch
             np.multiply(a, b, out=y)
         else:
             np.divide(a, b, out=y)
-    w = fmt.round_nearest(y, c64)
+    w = fmt.round_nearest(y, c64, any_value=op == "FMA")
     np.subtract(c64, y, out=diff)
     residual = None
-    if op in ("ADD", "SUB") and not _sum_is_exact(fmt, la, lb):  # TwoSum: y + residual == a + b exactly
+    if op == "FMA" or (op in ("ADD", "SUB") and not _sum_is_exact(fmt, la, lb)):  # TwoSum: y + residual == a + b
         bv = scratch.t[:k]
         np.subtract(y, a, out=bv)
         residual = y - bv
@@ -224,6 +256,8 @@ def _float_block(op, fmt: _Format, mode, la, lb, out_w, out_f, scratch: _Scratch
         np.subtract(b, bv, out=bv)
         residual += bv
         diff -= residual
+        if op == "FMA" and mode in (RoundingMode.RNE, RoundingMode.RNA, RoundingMode.RHB):
+            w = _off_midpoint(fmt, w, c64, y, residual, diff)
     if mode in (RoundingMode.RNA, RoundingMode.RHB) and residual is not None:
         # a tie is y itself a midpoint with residual 0; 0 here moves nothing
         stepped = _step(op, fmt, mode, w, c64, y, np.where(residual == 0, diff, 0.0))
@@ -258,6 +292,7 @@ def _settle_bands(op, fmt: _Format, mode, la, lb, a, b, y, ay, w, out_f):
         w = np.where(over, words, w)
         np.bitwise_or(out_f, over.view(np.uint8) * np.uint8(FLAG_OF | FLAG_NX), out=out_f)
     special = np.flatnonzero(np.isnan(y) | (ay == np.inf) | (y == 0))
+    hard_nan = special[:0]
     if special.size:
         ys = y[special]
         nan, infinite = np.isnan(ys), np.isinf(ys)
@@ -269,6 +304,9 @@ def _settle_bands(op, fmt: _Format, mode, la, lb, a, b, y, ay, w, out_f):
         else:
             out_f[where] = 0
         where = special[nan]
+        if op == "FMA":  # its invalid cases need the operand classes: the exact kernel decides
+            hard_nan = where
+            where = where[:0]
         signals = fmt.signalling(la[where])
         operand_nan = np.isnan(a[where])
         if b is not None:
@@ -276,10 +314,12 @@ def _settle_bands(op, fmt: _Format, mode, la, lb, a, b, y, ay, w, out_f):
             operand_nan |= np.isnan(b[where])
         w[where] = fmt.word(fmt.t.canonical_nan)
         out_f[where] = np.where(signals | ~operand_nan, FLAG_NV, 0)
-        if op in ("ADD", "SUB") and mode is RoundingMode.RTM:  # exact cancellation gives -0
+        if op in ("ADD", "SUB", "FMA") and mode is RoundingMode.RTM:  # exact cancellation gives -0
             where = special[ys == 0]
             w[where] = (np.signbit(a[where]) | np.signbit(b[where])).astype(fmt.word) << fmt.word(fmt.sign_bit)
     hard = ((ay >= fmt.max) & (ay <= fmt.beyond)) | ((ay >= fmt.tiny_limit) & (ay <= fmt.min_normal))
+    if op == "FMA" and special.size and hard_nan.size:
+        hard[hard_nan] = True
     return w, (np.flatnonzero(hard) if hard.any() else None)
 
 
@@ -329,13 +369,14 @@ def run(op: str, t: DataType, mode: RoundingMode, operands, exact_kernel):
     flags = np.empty(size, dtype=np.uint8)
     la = operands[0]
     lb = operands[1] if len(operands) > 1 else None
+    lc = operands[2] if len(operands) > 2 else None
     hard = []
     scratch = _Scratch(min(size, CHUNK))
     with np.errstate(all="ignore"):
         for first in range(0, size, CHUNK):
             block = slice(first, first + CHUNK)
             left = _float_block(op, fmt, mode, la[block], None if lb is None else lb[block], words[block], flags[block],
-                                scratch)
+                                scratch, None if lc is None else lc[block])
             if left is not None:
                 hard.append(left + first)
     if hard:  # one exact run for all of them (its fixed cost is that of a whole block)

@@ -355,7 +355,17 @@ def _fma(x: Decoded, y: Decoded, z: Decoded, t: DataType, mode: RoundingMode):
 
 
 def fma(a, b, c, dtype, rounding="RNE"):
-    """``a * b + c`` per element, rounded once (no rounded intermediate product)."""
+    """``a * b + c`` per element, rounded once (no rounded intermediate product).
+    FP32, FP16 and BF16 run through ``ieee_fast`` (the same words and flags).
+    """
+    t, mode = _resolve(dtype, rounding)
+    return _fast("FMA", t, mode, lambda x, y, z: _fma(x, y, z, t, mode), a, b, c)
+
+
+def exact_fma(a, b, c, dtype, rounding="RNE"):
+    """``a * b + c`` per element, rounded once (no rounded intermediate product).
+    The exact integer kernel alone: the reference ``ieee_fast`` is checked against.
+    """
     t, mode = _resolve(dtype, rounding)
     return _chunked(lambda x, y, z: _fma(x, y, z, t, mode), t, a, b, c)
 
@@ -472,5 +482,5 @@ def rsqrt(a, dtype, rounding="RNE"):
 
 
 BINARY = {"ADD": add, "SUB": sub, "MUL": mul, "DIV": div, "REM": rem}
-EXACT = {"ADD": exact_add, "SUB": exact_sub, "MUL": exact_mul, "DIV": exact_div, "SQRT": exact_sqrt}
+EXACT = {"ADD": exact_add, "SUB": exact_sub, "MUL": exact_mul, "DIV": exact_div, "SQRT": exact_sqrt, "FMA": exact_fma}
 UNARY = {"SQRT": sqrt, "RSQRT": rsqrt, "RECIP": recip}

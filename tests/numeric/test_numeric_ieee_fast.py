@@ -10,7 +10,9 @@ elsewhere).
 - FP32, FP16, BF16: inputs built to hit every band the fast path separates -- random
   encodings, normals, exact ties, residual-decided near-ties, cancellations, the
   overflow and underflow boundaries, subnormals, zeros, infinities, both NaN kinds --
-  2**14 per operation and mode in the fast tier, 2**20 (FP32) in the slow one.
+  2**14 per operation and mode in the fast tier, 2**20 (FP32) in the slow one;
+- FMA on FP32, FP16, BF16: the same factors with addends that cancel the product or sit
+  far below it (sums a hair off a midpoint), 2**14 triples per mode, 2**20 in the slow tier.
 """
 import numpy as np
 import pytest
@@ -22,7 +24,7 @@ MODES = ("RNE", "RTZ", "RTP", "RTM", "RNA", "RTO", "RHB")
 OPS = ("ADD", "SUB", "MUL", "DIV", "SQRT")
 LANE = {32: np.uint32, 16: np.uint16, 8: np.uint8}
 FAST = {"ADD": ieee_float.add, "SUB": ieee_float.sub, "MUL": ieee_float.mul, "DIV": ieee_float.div,
-        "SQRT": ieee_float.sqrt}
+        "SQRT": ieee_float.sqrt, "FMA": ieee_float.fma}
 
 
 def _check(op, dtype, mode, *operands):
@@ -114,7 +116,30 @@ def test_the_fast_paths_serve_the_five_operations_and_types():
     for name in ("FP32", "FP16", "BF16", "E4M3", "E5M2"):
         for op in OPS:
             assert ieee_fast.applies(op, dtypes.dtype(name))
-    assert not ieee_fast.applies("ADD", dtypes.dtype("FP64")) and not ieee_fast.applies("FMA", dtypes.dtype("FP32"))
+        assert ieee_fast.applies("FMA", dtypes.dtype(name)) == (name in ("FP32", "FP16", "BF16"))
+    assert not ieee_fast.applies("ADD", dtypes.dtype("FP64")) and not ieee_fast.applies("REM", dtypes.dtype("FP32"))
+
+
+def crafted_triples(dtype, count, seed):
+    """FMA operands: the crafted pairs as factors, and addends that are random, the
+    negated rounded product give or take a few ulps (cancellation), or far below the
+    product (sums a hair off a midpoint: the double-rounding case), or edge operands."""
+    t = dtypes.dtype(dtype)
+    ct = LANE[t.bits]
+    a, b = crafted_pairs(dtype, count, seed)
+    rng = np.random.default_rng(seed + 1)
+    product, _ = ieee_float.exact_mul(a, b, dtype, "RNE")
+    product = product.astype(ct)
+    sign = ct(1 << t.fmt.sign_bit)
+    part = count // 4
+    random = rng.integers(0, 1 << t.bits, count, dtype=np.uint64).astype(ct)
+    near = ((product.astype(np.int64) + rng.integers(-2, 3, count)) & ((1 << t.bits) - 1)).astype(ct) ^ sign
+    magnitude = product & ct((1 << t.fmt.sign_bit) - 1)
+    shift = ct(t.fmt.frac_bits + 2) << ct(t.fmt.frac_bits)
+    far = np.where(magnitude > shift, product - shift, random).astype(ct) ^ (rng.integers(0, 2, count).astype(ct) * sign)
+    edges = edge_operands(dtype)[rng.integers(0, edge_operands(dtype).size, count)]
+    c = np.concatenate([random[:part], near[part:2 * part], far[2 * part:3 * part], edges[3 * part:]])
+    return a, b, c
 
 
 @pytest.mark.parametrize("dtype", ["E4M3", "E5M2"])
@@ -137,6 +162,13 @@ def test_crafted_operands_every_mode(dtype, op):
         _check(op, dtype, mode, a) if op == "SQRT" else _check(op, dtype, mode, a, b)
 
 
+@pytest.mark.parametrize("dtype", ["FP32", "FP16", "BF16"])
+def test_fma_crafted_operands_every_mode(dtype):
+    a, b, c = crafted_triples(dtype, 1 << 14, seed=len(dtype) * 7)
+    for mode in MODES:
+        _check("FMA", dtype, mode, a, b, c)
+
+
 def test_small_arrays_and_scalars_take_the_same_path():
     assert [int(v) for v in ieee_float.add(np.uint32(0x3F800000), np.uint32(0x33800000), "FP32", "RTP")] == [0x3F800001, 0x10]
     words, flags = ieee_float.mul([[0x3C00, 0x7BFF]], [[0x4000], [0x3800]], "FP16", "RTZ")
@@ -150,6 +182,14 @@ def test_fp32_a_million_pairs_per_mode(op):
     a, b = crafted_pairs("FP32", 1 << 20, seed=ord(op[0]) * 31 + len(op))
     for mode in MODES:
         assert (_check(op, "FP32", mode, a) if op == "SQRT" else _check(op, "FP32", mode, a, b)) == 1 << 20
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", ["FP32", "FP16", "BF16"])
+def test_fma_a_million_triples_per_mode(dtype):
+    a, b, c = crafted_triples(dtype, 1 << 20, seed=99)
+    for mode in MODES:
+        assert _check("FMA", dtype, mode, a, b, c) == 1 << 20
 
 
 @pytest.mark.slow
