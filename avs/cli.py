@@ -124,9 +124,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+INTERRUPTED = 130  # the shell's status for a command ended by SIGINT
+
+
 def main(argv=None) -> int:
+    """Ctrl-C ends a command with one line, not a traceback: what it wrote before (a ``--record``
+    file of spec-check, a report) was written whole, and nothing is half-written."""
     args = build_parser().parse_args(argv)
-    return args.handler(args)
+    try:
+        return args.handler(args)
+    except KeyboardInterrupt:
+        print(f"\npto-avs {args.command}: interrupted", file=sys.stderr)
+        return INTERRUPTED
 
 
 if __name__ == "__main__":  # pragma: no cover

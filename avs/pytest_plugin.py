@@ -800,10 +800,28 @@ class Tally:
         self.worker_recordings: list[str] = []  # JSON texts
         self.lost_workers: list[str] = []  # workers that went down without handing their recording
         self.record_note: Optional[str] = None  # the summary line about --record
+        self.sigterm = None  # the SIGTERM handler this session replaced (restored at its end)
         if hasattr(config, "workerinput"):
             _watch_controller()
         elif config.option.avs_record and threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+            self.sigterm = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+
+    # The outermost wrapper: what follows its yield runs after xdist has sent "workerfinished".
+    @pytest.hookimpl(wrapper=True, tryfirst=True, specname="pytest_sessionfinish")
+    def pytest_sessionfinish_then_sigint_ends_a_worker(self, session, exitstatus):
+        """An xdist worker that has handed its results over ends at once on SIGINT: execnet sends
+        one to a worker still busy 5 s after the controller closed it (a slow end of a loaded
+        machine), which raised KeyboardInterrupt into whatever ran then, a gc callback of
+        hypothesis printing a PytestUnraisableExceptionWarning in a green run."""
+        result = yield
+        if hasattr(self.config, "workerinput") and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+        return result
+
+    def pytest_unconfigure(self, config):
+        if self.sigterm is not None:  # an in-process run (pto-avs spec-check -n) leaves the process as it was
+            signal.signal(signal.SIGTERM, self.sigterm)
+            self.sigterm = None
 
     def pytest_runtest_logreport(self, report):
         props = dict(report.user_properties)
@@ -842,6 +860,10 @@ class Tally:
     def _finish_session(self, session, exitstatus):
         suite = self.config.stash.get(SUITE_KEY, None)
         if suite is not None:
+            if exitstatus == pytest.ExitCode.INTERRUPTED:  # Ctrl-C: a device is killed, not waited for
+                from ..plugins.process import kill_all_devices
+
+                kill_all_devices()
             suite.close()
         if not self.config.option.avs_record:
             return

@@ -197,6 +197,8 @@ def _on_workers(args, runnable: list, answers: dict, reasons: dict, progress) ->
     options = ["--vectors-only", *(f"--vectors={Path(p).resolve()}" for p in args.vectors or [VECTORS_DIR]),
                f"--device={args.device}", f"--profile={PROFILE}"]
     outcome = workers.run_cases([case.id for case in runnable], options, args, progress, CHUNK)
+    if outcome.interrupted:  # Ctrl-C: the workers stopped before handing their answers over
+        raise KeyboardInterrupt
     if outcome.recording is None:
         tail = " ".join(outcome.said.split()[-40:])
         return f"the workers' run ended with pytest exit {outcome.status} and no answers ({tail})"

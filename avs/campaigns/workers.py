@@ -120,6 +120,10 @@ class _Progressing:
     def __init__(self, progress):
         self.progress = progress
         self.done = 0
+        self.interrupted = False
+
+    def pytest_keyboard_interrupt(self, excinfo):
+        self.interrupted = True
 
     def pytest_runtest_logreport(self, report):
         from ..pytest_plugin import OUTCOME
@@ -135,6 +139,7 @@ class Outcome:
     recording: object  # the merged plugins.replay.Recording, or None when none was written
     said: str  # pytest's own output (for a run that could not start)
     reported: int  # items reported
+    interrupted: bool  # Ctrl-C (or SIGTERM) stopped the run
 
 
 def run_cases(case_ids: list, options: list, args, progress, largest_batch: int) -> Outcome:
@@ -154,4 +159,4 @@ def run_cases(case_ids: list, options: list, args, progress, largest_batch: int)
         with contextlib.redirect_stdout(said):
             status = pytest.main(command, plugins=[progressing])
         recording = Recording.read(record) if record.exists() else None
-    return Outcome(int(status), recording, said.getvalue(), progressing.done)
+    return Outcome(int(status), recording, said.getvalue(), progressing.done, progressing.interrupted)

@@ -276,3 +276,52 @@ def test_a_run_stopped_by_maxfail_is_incomplete(run):
     assert RECORDED not in output, output
     header = json.loads(r.record.read_text())
     assert header["complete"] is False and header["incomplete"] == "run stopped early: stopping after 1 failures"
+
+
+def test_ctrl_c_under_two_workers_does_not_wait_for_a_busy_device(run):
+    """Ctrl-C in a terminal (SIGINT to the whole run) while both devices are in the middle of a
+    120 s request: the run returns long before they would answer (their process groups are
+    killed, not asked to finish). The bound leaves room for a loaded machine; the figure is printed."""
+    r = run(pause=120.0)
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and len([p for p in r.workers() if alive(p)]) < 2:
+        time.sleep(0.05)
+    time.sleep(20.0)  # both workers started, opened their device and sent it a 120 s request
+    sent = time.monotonic()
+    os.killpg(r.process.pid, signal.SIGINT)
+    assert r.process.wait(timeout=110) == 2, r.output()
+    returned = time.monotonic() - sent
+    print(f"Ctrl-C under -n 2 returned in {returned:.1f} s")
+    assert returned < 60, r.output()
+    assert_incomplete_or_absent(r.record, r.output())
+
+
+SLOW_TO_END = textwrap.dedent('''
+    import gc, time
+
+    def _timing(phase, info):  # Python code inside every collection, as hypothesis's gc timing callback;
+        for _ in range(20000):  # nearly all the time is spent here, so that is where a signal lands
+            time.perf_counter
+
+    def pytest_unconfigure(config):
+        if hasattr(config, "workerinput"):  # a worker ending slowly, as on a loaded machine
+            gc.callbacks.append(_timing)
+            end = time.monotonic() + 8
+            while time.monotonic() < end:
+                gc.collect()
+''')
+
+
+def test_a_worker_slow_to_end_prints_no_keyboard_interrupt(tmp_path):
+    """The stray PytestUnraisableExceptionWarning ending in KeyboardInterrupt of a green run:
+    execnet sends SIGINT to a worker still running 5 s after the controller closed it, and the
+    KeyboardInterrupt landed in a gc callback. A worker that has handed its results over now
+    ends at once on that SIGINT. (Without the pto_avs plugin, -p no:pto_avs, the same run printed
+    the warning, its traceback in _timing ending in KeyboardInterrupt, in some runs: where the
+    signal lands is up to the machine, so only the fixed side is asserted.)"""
+    (tmp_path / "conftest.py").write_text(SLOW_TO_END)
+    (tmp_path / "test_one.py").write_text("def test_one():\n    pass\n")
+    command = [sys.executable, "-m", "pytest", "-q", "-n", "1", "-p", "no:randomly", "-p", "no:cacheprovider", "test_one.py"]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout + done.stderr
+    assert "KeyboardInterrupt" not in done.stdout + done.stderr, done.stdout + done.stderr
