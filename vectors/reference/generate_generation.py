@@ -688,6 +688,24 @@ def scatter_case(name, description, t, index_type, values, rows, dst_rows, *, st
     return run_case(name, description, tiles, program, [out], status=status, source=source, reference=reference)
 
 
+def direct_indexed_case(name, description, op, t, index_type, values, indices, d_valid, *, d_cols=None,
+                        source="spec-test", reference=""):
+    """A direct call of TGATHER/TSCATTER into an existing destination T2 of ``d_valid`` (its
+    old contents undefined), as the spec's execution tests call the handler."""
+    d_cols = d_cols or engine.pow2_at_least(d_valid[1])
+    tiles = [state_tile(0, t, (len(values), len(values[0])), values),
+             state_tile(1, index_type, (len(indices), len(indices[0])), indices),
+             state_tile(2, t, d_valid, cols=d_cols, defined="none")]
+    if op == "TGATHER":
+        out = result(2, t, d_valid, ref.gather(values, indices, index_type), cols=d_cols)
+    else:
+        out = result(2, t, d_valid, ref.scatter(values, indices, index_type, d_valid[0], d_valid[1]), cols=d_cols,
+                     pad="Zero")
+    expect = engine.success_expect(0, [0, 1, 2], [0, 1], [out])
+    return engine.case(name, description, BOTH, source, reference, {"tiles": tiles},
+                       engine.direct_call(op, 2, [0, 1]), expect)
+
+
 def gather_spec(test_id):
     point = engine.spec_point("TGATHER", test_id)
     if point == "STATIC":
@@ -700,7 +718,10 @@ def gather_spec(test_id):
         reference = spec_ref(test_id, "U16 values row*10+col, U32 indices [[2,0],[1,2]] -> [[20,1],[10,21]]")
         return [gather_case("u16-values-u32-rows", """U16 values row*10+col (3x2), U32 row indices [[2, 0], [1, 2]]:
             destination [[20, 1], [10, 21]].""", "U16", "U32", [[0, 1], [10, 11], [20, 21]], [[2, 0], [1, 2]],
-                            raw_indices=[[2, 0], [1, 2]], source="spec-test", reference=reference)]
+                            raw_indices=[[2, 0], [1, 2]], source="spec-test", reference=reference),
+                direct_indexed_case("direct-call", """The spec's own call TGATHER(42, 40, 41) into an existing U16
+                    2x2 destination: [[20, 1], [10, 21]].""", "TGATHER", "U16", "U32",
+                                    [[0, 1], [10, 11], [20, 21]], [[2, 0], [1, 2]], (2, 2), reference=reference)]
     if point == "STAGE2-DECODED":
         reference = spec_ref(test_id, "U8 values via U64 indices [1,0] swap rows; TF32 invalid encodings move raw via "
                                       "S16; U64 index 0x100000001 rejected (Fault_TileLegality)")
@@ -722,7 +743,12 @@ def gather_spec(test_id):
         return [fault("s32-negative-index", "S32 index 0xffffffff is -1: negative indices are illegal.",
                       [state_tile(0, "U16", (2, 1), [[7], [8]]), state_tile(1, "S32", (1, 1), [[0xFFFFFFFF]])],
                       indexed_program("TGATHER", "U16", dst_dims=open_dims((1, 1), 1)), source="spec-test",
-                      reference=reference)]
+                      reference=reference),
+                fault("direct-call-destination-kept", """The spec's own operand check on an existing destination
+                    holding 99: the negative index rejects the call and the destination keeps 99.""",
+                      [state_tile(0, "U16", (2, 1), [[7], [8]]), state_tile(1, "S32", (1, 1), [[0xFFFFFFFF]]),
+                       state_tile(2, "U16", (1, 1), [[99]])], engine.direct_call("TGATHER", 2, [0, 1]),
+                      source="spec-test", reference=reference)]
     reference = spec_ref(test_id, "value types: every non-four-bit type; index types S16/U16/S32/U32/S64/U64; "
                                   "E2M1X2, U4X2 values and S8, E2M1X2 indices illegal")
     cases = []
@@ -757,7 +783,11 @@ def scatter_spec(test_id):
         return [scatter_case("u16-values-u16-rows", """U16 values [[10, 11], [20, 21]] scattered by U16 rows
             [[2, 0], [3, 1]] into 4 valid rows: the other coordinates hold zero.""", "U16", "U16", [[10, 11], [20, 21]],
                              [[2, 0], [3, 1]], 4, raw_indices=[[2, 0], [3, 1]], source="spec-test",
-                             reference=reference)]
+                             reference=reference),
+                direct_indexed_case("direct-call", """The spec's own call TSCATTER(42, 40, 41) into an existing U16
+                    4x2 destination: the scattered values, zeros elsewhere (its old 99 is not read).""", "TSCATTER",
+                                    "U16", "U16", [[10, 11], [20, 21]], [[2, 0], [3, 1]], (4, 2),
+                                    reference=reference)]
     if point == "STAGE2-DECODED":
         reference = spec_ref(test_id, "U64 values via S16 indices [1,0] swap rows; TF32 invalid encodings move raw via "
                                       "U64 indices")
@@ -774,7 +804,12 @@ def scatter_spec(test_id):
         return [fault("duplicate-target", "U16 indices [1, 1] in one column select destination [1, 0] twice.",
                       [state_tile(0, "U16", (2, 1), [[10], [20]]), state_tile(1, "U16", (2, 1), [[1], [1]])],
                       indexed_program("TSCATTER", "U16", dst_dims=open_dims((3, 1), 1)), source="spec-test",
-                      reference=reference)]
+                      reference=reference),
+                fault("direct-call-destination-kept", """The spec's own operand check on an existing 3x1 destination
+                    holding 99: the duplicate rejects the call and the destination keeps 99.""",
+                      [state_tile(0, "U16", (2, 1), [[10], [20]]), state_tile(1, "U16", (2, 1), [[1], [1]]),
+                       state_tile(2, "U16", (3, 1), [[99], [0], [0]])], engine.direct_call("TSCATTER", 2, [0, 1]),
+                      source="spec-test", reference=reference)]
     reference = spec_ref(test_id, "type pairs: FP32/S32, U8/U64, BF16/U16, U8/S16, FP16/U32, FP64/S32, S64/S64 legal; "
                                   "E2M1X2/S32 and U8/S8 illegal")
     cases = []
