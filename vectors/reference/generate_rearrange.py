@@ -12,7 +12,10 @@
   element width copied whole), offsets at their bounds and one past, transposes of
   non-square, packed and ColumnMajor tiles, fills above the element width, every pad a
   direct call names, the open schema's derived destination (SPEC-CHOICE 47, 49), a nonzero
-  NumericStatus that survives two blocks, and the legality and fault order.
+  NumericStatus that survives two blocks, and the legality and fault order;
+- per operation ``PTO-AVS-X-<OP>-STRENGTH-001.yaml``: the condition classes of the isolation
+  matrix a bit copy can show (a status twin pair, a flag of an earlier TCMPS block that must
+  survive with the twin block alone, the padding's whole Words).
 
 Every expected value is a spec test's own assertion or comes from the independent
 reference ``vectors/reference/rearrange.py`` (no device_model code); a spec-test value and
@@ -697,13 +700,84 @@ def x_file(op: str) -> dict:
 
 
 # ---------------------------------------------------------------------------------------
+# PTO-AVS-X-<OP>-STRENGTH-001: the condition classes of issue 30 a bit copy can show
+
+NV = 0x01
+SNAN = 0x7F800001  # an FP32 signalling NaN: comparing with it is invalid (NV) in both profiles
+
+
+def strength_cases(op) -> list:
+    t = "U8"
+    sources, dims = static_operands(op, t, [[1, 2, 3], [4, 5, 6]])
+    scalar = 0x5A if op == "TFILLPAD" else None
+    indices = list(range(len(sources)))
+    lone = dict(dims=dims, scalar=scalar, source_kind="reference-generator")
+    out = [block_case("status-twin-clear", f"""The twin of status-twin-survives: the same block from NumericStatus 0;
+        {op} raises no flag.""", op, t, sources, **lone),
+           block_case("status-twin-survives", """The same block from NumericStatus 0x15: the status is kept whole
+        (a device that writes the operation's own flags over it loses it).""", op, t, sources, status=0x15, **lone)]
+    # a flag-raising TCMPS block first, then the operation; its twin runs the operation's block alone
+    a = len(indices)
+    fp32 = [engine.tile(a, "FP32", 128, 4, (1, 4), [[0x3F800000, 0x40000000, 0x3F000000, 0x40400000]])]
+    state = {"tiles": [state_tile(i, g) for i, g in zip(indices, sources)] + fp32}
+    state["gprs"] = engine.gpr_map({5: scalar, 6: SNAN} if scalar else {6: SNAN})
+    mine = block_text(op, t, indices, dims=dims, gpr=5 if scalar else None)
+    tcmps = block_text("TCMPS", "FP32", [a], dims={"LB0": 4}, gpr=6, bstart="BSTART.VEC TCMPS, FP32")
+    first_dst = first_free(indices + [a])
+    both = sorted({*indices, a, first_dst, first_free(indices + [a, first_dst])})
+    out.append(case("blocks-accumulate", f"""Two blocks: TCMPS FP32 against a signalling-NaN scalar raises NV, then
+        {op} raises none;
+        NumericStatus after the program is NV (a block that clears or overwrites the status loses it). The twin
+        last-block-alone runs the {op} block alone on the same state.""", BOTH, "reference-generator",
+                    REFERENCE[op], state, tcmps + "\n" + mine,
+                    {"fault": None, "flags": Hex(NV), "allocated": Flow(both), "unchanged": Flow(indices + [a])}))
+    out.append(case("last-block-alone", f"The {op} block of blocks-accumulate alone on the same state: no flag.",
+                    BOTH, "reference-generator", REFERENCE[op], state, mine,
+                    {"fault": None, "flags": Hex(0), "allocated": Flow(sorted({*indices, a, first_dst})),
+                     "unchanged": Flow(indices + [a])}))
+    if op == "TEXTRACT":
+        out.append(direct_case("carrier-pad-max", """pto-v0: the window's padding under PadValue Max is the S8 Max
+            Word 0x7f at every padded coordinate, and the window keeps its sign-extended carrier Words.""", op,
+                               [source("S8", [[dirty("S8", w) for w in row] for row in pattern_rows("S8", 3, 5)],
+                                       cols=8)],
+                               grid("S8", 128, 8, (2, 3)), offsets=(1, 2), pad="Max", profiles=["pto-v0"]))
+    if op == "TINSERT":
+        old = grid("S8", 128, 8, (2, 3), pattern_rows("S8", 2, 3))
+        for r in range(old.rows):
+            for c in range(old.cols):
+                if r >= 2 or c >= 3:
+                    old.write(r, c, 0xFFFFFFFFFFFFFF80)
+        out.append(direct_case("carrier-pad-old", """pto-v0: the old destination's padding holds the Word
+            0xffffffffffffff80 at every coordinate; TINSERT keeps it, whole, in the result.""", op,
+                               [old, source("S8", [[0x11]])], grid("S8", 128, 8, (2, 3)), offsets=(1, 2),
+                               profiles=["pto-v0"]))
+    return out
+
+
+def strength_file(op: str) -> dict:
+    cases = strength_cases(op)
+    return {"format": "pto-avs-vector/1", "id": f"PTO-AVS-X-{op}-STRENGTH-001", "operation": op,
+            "kind": "execution",
+            "summary": f"{op}: a nonzero status survives, a flag of an earlier block accumulates, padding Words",
+            "exercises": Flow(UNITS[op]["readiness_subjects"]), **engine.also_exercises(op, cases),
+            "provenance": ("Expected values from the independent rearrangement reference "
+                           "vectors/reference/rearrange.py; the TCMPS block's NV is its signalling-NaN scalar "
+                           "(TileProfileFloatingCompare). Written by "
+                           f"`{COMMAND}`. Nothing here was produced by running the golden model."),
+            "cases": cases}
+
+
+# ---------------------------------------------------------------------------------------
 # Files
 
 PROVENANCE = engine.spec_provenance("vectors/reference/rearrange.py", COMMAND)
 
 
 def files(operations) -> dict:
-    return engine.spec_id_files(operations, spec_cases, x_file, PROVENANCE, "generate_rearrange.py")
+    out = engine.spec_id_files(operations, spec_cases, x_file, PROVENANCE, "generate_rearrange.py")
+    for op in operations:
+        out[f"PTO-AVS-X-{op}-STRENGTH-001.yaml"] = engine.render_spec_id(strength_file(op), "generate_rearrange.py")
+    return out
 
 
 FAMILY = engine.Family("generate_rearrange", OPERATIONS, files,
