@@ -108,10 +108,14 @@ class AslrefDevice(Device):
     def _memory_reason(self, case: Case) -> Optional[str]:
         """A case whose memory size is not the spec build's PTO_MODEL_MEMORY_BYTES cannot run on it (a
         ``config`` bound is fixed when the spec is built, as the tile bound is)."""
+        if case.state.get("memory") is None and self.memory_bytes is None:
+            return None  # (a build that states no memory bound runs a case that gives no memory)
         try:
             size = program.memory_size(case.state)
         except (TypeError, ValueError):
             return "the case's memory size is not an integer"
+        if self.memory_bytes is None:
+            return f"this spec build states no PTO_MODEL_MEMORY_BYTES; the case's memory is {size} bytes"
         if size != self.memory_bytes:
             return (f"the case's memory is {size} bytes; this spec build's PTO_MODEL_MEMORY_BYTES is "
                     f"{self.memory_bytes} (a config bound fixed when the spec is built)")

@@ -110,6 +110,10 @@ def test_the_memory_size_of_the_build_is_the_only_one_accepted():
     assert device._memory_reason(big) == ("the case's memory is 8192 bytes; this spec build's "
                                           "PTO_MODEL_MEMORY_BYTES is 4096 (a config bound fixed when the spec "
                                           "is built)")
+    device.memory_bytes = None  # a build whose text states no memory bound
+    assert device._memory_reason(case("no-memory", {"tiles": []}, (LOAD,), {})) is None
+    assert device._memory_reason(LOAD_STORE) == ("this spec build states no PTO_MODEL_MEMORY_BYTES; the case's "
+                                                 "memory is 4096 bytes")
 
 
 # ---------------------------------------------------------------------------
