@@ -114,7 +114,12 @@ class MemoryFlow(Operation):
                                  f"source(s) in one terminated B.IOT stream, and B.IOR RegSrc2/RegDst zero")
 
     def resolve_destination(self, state, block):
-        return blocks.resolve_destination(state, block, block.derived_shape(state), block.data_type)
+        """ResolveBundleTileDestinationsForOperation: the destination's type is the effective one
+        (ResolveBundleEffectiveDataType). SPEC-CHOICE 60: a present B.DATR's DataType field must be
+        zero on TLOAD (applicability), and code 0 is the concrete FP64, so an ordinary TLOAD with a
+        B.DATR (its Layout) gets an FP64 destination whatever its BSTART type; the executable
+        reading is used."""
+        return blocks.resolve_destination(state, block, block.derived_shape(state))
 
     def base_and_stride(self, state, block, columns: int) -> tuple:
         """B.IOR RegSrc0 and RegSrc1 of PE 0's file when B.IOR is present, else base 0 and the

@@ -165,3 +165,15 @@ def test_store_then_load_round_trips_or_faults_without_effect(dtype, base, strid
 def test_memory_operations_take_no_direct_call():
     with pytest.raises(ValueError, match="runs through its block"):
         Machine().run([{"call": "TLOAD"}])
+
+
+def test_a_tload_with_a_datr_gets_the_effective_fp64_destination():
+    """SPEC-CHOICE 60: B.DATR's DataType field must be 0 on TLOAD, and code 0 is FP64."""
+    machine = Machine()
+    machine.write_memory(0x100, (0x1122334455667788).to_bytes(8, "little"))
+    machine.set_gpr(1, 0x100)
+    result = machine.run("BSTART.TLOAD U32; B.DATR NONE, NORM, Zero; B.DIM LB0=1; B.IOR R1, zero; "
+                         "B.IOT mask=1111, <last>, ->T<1>; BSTOP")
+    assert result.fault is None
+    tile = machine.snapshot().tiles[0]
+    assert tile.dtype == "FP64" and tile.words[0, 0] == 0x1122334455667788

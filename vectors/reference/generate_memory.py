@@ -114,12 +114,15 @@ def fault_expect(fault, address, allocated, events=True) -> dict:
 
 def load_case(name, description, t, valid, *, cols=None, base=0x100, stride=None, explicit=True, size=SPEC_MEMORY,
               regions=None, profiles=BOTH, source="reference-generator", reference="", datr=None, ior=None,
-              capacity=None, layout="RowMajor", zero_stride=False):
+              capacity=None, layout="RowMajor", zero_stride=False, effective=None):
     """A TLOAD block over ``valid`` (``cols`` physical columns); ``explicit``: B.IOR names the
     base and stride GPRs (``stride`` None: the dense stride), else both come from the omission
-    defaults. The memory holds ``regions`` (default: the pattern at the footprint)."""
+    defaults. The memory holds ``regions`` (default: the pattern at the footprint). ``effective``:
+    the destination's type when it is not the BSTART type ``t`` (SPEC-CHOICE 60: a B.DATR
+    DataType code 0 is FP64); the dense stride stays the BSTART type's."""
+    bstart_type, t = t, effective or t
     cols, capacity, rows = smallest_tile(t, valid, cols, capacity)
-    dense = ref.dense_stride(cols, t)
+    dense = ref.dense_stride(cols, bstart_type)
     if not explicit:
         base, stride = 0, dense
     stride = dense if stride is None else stride
@@ -134,7 +137,8 @@ def load_case(name, description, t, valid, *, cols=None, base=0x100, stride=None
     ior_line = ior if ior is not None else (
         f"B.IOR R{BASE_GPR}, zero" if zero_stride else (f"B.IOR R{BASE_GPR}, R{STRIDE_GPR}" if explicit else None))
     dims = {"LB0": valid[1], "LB1": valid[0], "LB2": cols if cols != valid[1] else None}
-    program = block(f"BSTART.TLOAD {t}", dims, ior_line, [f"B.IOT mask=1111, <last>, ->T<{size_code(capacity)}>"], datr)
+    program = block(f"BSTART.TLOAD {bstart_type}", dims, ior_line,
+                    [f"B.IOT mask=1111, <last>, ->T<{size_code(capacity)}>"], datr)
     state = state_of(size, regions, gprs)
     fault = ref.probe((a for a, _ in accesses), ref.element_bytes(t), size)
     if fault:
@@ -287,9 +291,10 @@ def tload_x_cases() -> list:
                   (1, 2), base=0xF8, size=256, source="hand"),
         load_case("memory-65536-top", "A 65536-byte memory: a U16 pair at 0xFFFC..0xFFFF.", "U16", (1, 2),
                   base=0xFFFC, size=65536, source="hand"),
-        load_case("layout-nd2dn-column-major", "B.DATR NONE, ND2DN, Zero: the destination is ColumnMajor; "
-                  "logical (row, col) still reads base + row * stride + col * 4.", "U32", (16, 2), cols=8,
-                  stride=32, datr="B.DATR NONE, ND2DN, Zero", layout="ColumnMajor"),
+        load_case("layout-nd2dn-column-major-fp64", "BSTART.TLOAD U32 with B.DATR ND2DN (DataType field 0, the only "
+                  "value TLOAD allows): the destination is ColumnMajor and of the effective type FP64 (SPEC-CHOICE "
+                  "60), so logical (row, col) reads 8 bytes at base + row * stride + col * 8.", "U32", (16, 2),
+                  cols=8, stride=32, datr="B.DATR NONE, ND2DN, Zero", layout="ColumnMajor", effective="FP64"),
     ]
     cases += tload_legality()
     return cases
