@@ -15,7 +15,8 @@
   NumericStatus that survives two blocks, and the legality and fault order;
 - per operation ``PTO-AVS-X-<OP>-STRENGTH-001.yaml``: the condition classes of the isolation
   matrix a bit copy can show (a status twin pair, a flag of an earlier TCMPS block that must
-  survive with the twin block alone, the padding's whole Words).
+  survive with the twin block alone, the padding's whole Words);
+- per operation ``PTO-AVS-X-<OP>-SIZE-001.yaml``: a 64 KiB tile whose elements 0 and 4096 differ.
 
 Every expected value is a spec test's own assertion or comes from the independent
 reference ``vectors/reference/rearrange.py`` (no device_model code); a spec-test value and
@@ -767,6 +768,41 @@ def strength_file(op: str) -> dict:
             "cases": cases}
 
 
+def size_cases(op) -> list:
+    """A 64 KiB tile (the model's largest) whose element 0 and element 4096 differ: a device
+    whose element index wraps at 4096 copies the wrong Word."""
+    def big(rows, cols):
+        g = grid("U8", 65536, 256, (rows, cols), pattern_rows("U8", rows, cols))
+        g.mask = "0001"
+        return g
+    what = "a 64 KiB U8 tile on PE 3 (mask 0001) with a 17 x 256 valid region: elements 0 and 4096 differ"
+    common = dict(size=65536, mask="0001")
+    if op == "TFILLPAD":
+        return [block_case("size-64k", f"{what}; the fill 0x3c elsewhere.", op, "U8", [big(17, 256)], scalar=0x3C,
+                           **common)]
+    if op == "TTRANS":
+        return [block_case("size-64k", f"{what}, transposed into 256 x 17 in 32 columns.", op, "U8", [big(17, 256)],
+                           dims={"LB0": 17, "LB1": 256, "LB2": 32}, **common)]
+    if op == "TEXTRACT":
+        return [block_case("size-64k", f"{what}, copied whole (no offsets).", op, "U8", [big(17, 256)], **common)]
+    if op == "TINSERT":
+        return [block_case("size-64k", f"{what}, a 1x2 source inserted at its origin.", op, "U8",
+                           [big(17, 256), source("U8", [[0xC1, 0xC2]])], **common)]
+    halves = [source("U8", pattern_rows("U8", 17, 128, shift), cols=128) for shift in (0, 3)]
+    return [block_case("size-64k", """Two 17 x 128 U8 sources into a 64 KiB destination on PE 3 (mask 0001)
+        of 17 x 256: its elements 0 and 4096 differ.""", op, "U8", halves, dims={"LB0": 256, "LB2": 256}, **common)]
+
+
+def size_file(op: str) -> dict:
+    return {"format": "pto-avs-vector/1", "id": f"PTO-AVS-X-{op}-SIZE-001", "operation": op, "kind": "execution",
+            "summary": f"{op} at the model's tile size bound: 64 KiB, elements 0 and 4096 distinguishable",
+            "exercises": Flow(UNITS[op]["readiness_subjects"]),
+            "provenance": ("Expected values from the independent rearrangement reference "
+                           f"vectors/reference/rearrange.py, written by `{COMMAND}`. Nothing here was produced by "
+                           "running the golden model."),
+            "cases": size_cases(op)}
+
+
 # ---------------------------------------------------------------------------------------
 # Files
 
@@ -777,6 +813,7 @@ def files(operations) -> dict:
     out = engine.spec_id_files(operations, spec_cases, x_file, PROVENANCE, "generate_rearrange.py")
     for op in operations:
         out[f"PTO-AVS-X-{op}-STRENGTH-001.yaml"] = engine.render_spec_id(strength_file(op), "generate_rearrange.py")
+        out[f"PTO-AVS-X-{op}-SIZE-001.yaml"] = engine.render_spec_id(size_file(op), "generate_rearrange.py")
     return out
 
 
