@@ -8,6 +8,11 @@
                    "B.DIM LB2=8; B.IOT T1, mask=1111, <last>, ->T<2>; BSTOP")
     snap = m.snapshot()
 
+Global memory (PTO_MODEL_MEMORY_BYTES, default 4096) is set up with ``set_memory_size`` and
+``write_memory``, PE 1..3's GPR files with ``set_pe_gpr``, shared tile registers with
+``configure_shared_tile``/``write_shared_tile``; the snapshot carries ``memory``, the captured
+``events`` and ``shared_tiles``, and a data fault's ``RunResult.fault_address``.
+
 ``run`` takes a program: an assembly string or a list of items (assembly
 strings, raw instruction words, direct-call dicts). Every item is checked
 before anything executes: text that is not valid assembly, a word wider than
