@@ -8,7 +8,9 @@ Two input sets: seeded standard-normal values (sqrt: their magnitudes), nearly a
 normal with normal results; and uniformly random encodings (every class: NaNs,
 infinities, subnormals, overflow, underflow). The peer computes values only, RNE:
 FP32 and FP16 natively in numpy (float32, float16 arrays); BF16, E4M3, E5M2 through
-float32 and an ml_dtypes ``astype`` (one more rounding). pto-avs returns the five
+float32 and an ml_dtypes ``astype`` (one more rounding); FMA (FP32, FP16, BF16), which
+numpy lacks, as binary64 ``a*b + c`` rounded to the type (a double rounding: a speed
+peer only, its words are not compared). pto-avs returns the five
 flags per element too. Each figure is the best of R runs on one thread (the exact
 kernel: one run), CPU time of this process (the machine may be shared); before timing,
 the fast RNE result is checked equal to the exact kernel's, words and flags, on every
@@ -33,7 +35,8 @@ MODES = ("RNE", "RTZ", "RTP", "RTM", "RNA", "RTO", "RHB")
 TYPES = {"FP32": (np.uint32, np.float32), "FP16": (np.uint16, np.float16), "BF16": (np.uint16, ml_dtypes.bfloat16),
          "E4M3": (np.uint8, ml_dtypes.float8_e4m3fn), "E5M2": (np.uint8, ml_dtypes.float8_e5m2)}
 CHECKED = 1 << 16  # elements of the non-RNE runs checked against the exact kernel
-OPS = {"ADD": np.add, "SUB": np.subtract, "MUL": np.multiply, "DIV": np.divide, "SQRT": np.sqrt}
+OPS = {"ADD": np.add, "SUB": np.subtract, "MUL": np.multiply, "DIV": np.divide, "SQRT": np.sqrt, "FMA": None}
+FMA_TYPES = ("FP32", "FP16", "BF16")
 
 
 def best_of(fn, repeat):
@@ -46,6 +49,8 @@ def best_of(fn, repeat):
 
 
 def peer_function(op, numpy_type):
+    if op == "FMA":  # numpy has no fused multiply-add: binary64 a*b + c, rounded to the type
+        return lambda a, b, c: (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(numpy_type)
     ufunc = OPS[op]
     if numpy_type in (np.float32, np.float16):
         return lambda *xs: ufunc(*xs)
@@ -71,7 +76,11 @@ def main() -> int:
                      for _ in range(2)]
         for title, (x, y) in (("normal", normal), ("random", encodings)):
             for op in OPS:
+                if op == "FMA" and type_name not in FMA_TYPES:
+                    continue
                 operands = (np.abs(x),) if (op == "SQRT" and title == "normal") else ((x,) if op == "SQRT" else (x, y))
+                if op == "FMA":
+                    operands = (x, y, y[::-1].copy())
                 bits = [v.view(word) for v in operands]
                 peer = peer_function(op, numpy_type)
                 with np.errstate(all="ignore"):
@@ -92,7 +101,7 @@ def main() -> int:
                         reference = exact(*prefix, type_name, mode)
                         assert (words[:CHECKED] == reference[0]).all() and (flags[:CHECKED] == reference[1]).all(), \
                             f"{type_name} {op} {mode}"
-                    if mode == "RNE":
+                    if mode == "RNE" and op != "FMA":  # the FMA peer rounds twice: no equality expected
                         with np.errstate(all="ignore"):
                             peer_nan = np.isnan(peer_words.view(numpy_type).astype(np.float32))
                         assert ((words == peer_words) | peer_nan).all(), f"{type_name} {op}: peer differs"
