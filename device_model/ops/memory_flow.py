@@ -21,18 +21,21 @@ A declaration states its name, BSTART form, binding counts, and three hooks:
 
 The flow raises a ``Fault`` (nothing published) or returns the Publication; it never
 writes state itself. The Shared (B.IOS) forms are not modelled: a block that binds a
-Shared register stops the run as ``not modelled``.
+Shared register stops the run as ``not modelled``. A CUBE transport Layout (21..26) takes
+``cube_transport`` instead (the block routes it there), whose ``cube_transfer`` TLOAD and TSTORE
+give: the same footprint over the valid region, the tile in a CUBE layout.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .. import block as blocks
-from .. import memory
+from .. import dtypes, memory
 from ..faults import bundle_control, tile_legality
 from .operation import Operation
 
 U64 = np.uint64
+CUBE_LAYOUTS = {21: "CUBE_M32", 22: "CUBE_M16", 23: "CUBE_N8", 24: "CUBE_M32", 25: "CUBE_M16", 26: "CUBE_N8"}
 ORDER = "Relaxed"  # CurrentBundleMemoryOrder without B.CATR aq/rl (B.CATR is not modelled: it stops the run)
 
 
@@ -80,6 +83,7 @@ class MemoryFlow(Operation):
     DESTINATIONS = 0
     GPR_INPUTS = 2
     TLSU = True  # a TLSU operation: a CUBE transport B.DATR Layout (21..26) takes the transport path
+    CUBE_LAYOUT_CODES = frozenset()  # the B.DATR Layout codes of its CUBE conversions
     DATR_ALLOWED = frozenset({"Layout"})  # PadValue belongs to the CUBE conversion forms (not modelled)
 
     def __init__(self, name: str, bstart: str):
@@ -130,13 +134,36 @@ class MemoryFlow(Operation):
         return 0, dense_row_stride(columns, block.data_type)
 
     def cube_transport(self, state, block, profile: str):
-        """ExecuteBundleCubeTransportOperation (a B.DATR Layout 21..26): only TLOAD (ND2M32,
-        ND2M16, ND2N8) and TSTORE (M322ND, M162ND, N82ND) have a CUBE conversion; every other
-        TLSU operation fails its data-attribute check (Fault_TileLegality). The conversion
-        forms themselves are not modelled: the run stops there."""
-        if self.NAME in ("TLOAD", "TSTORE"):
-            raise blocks.Unmodelled(f"the CUBE conversion form of {self.NAME} (B.DATR Layout "
-                                    f"{block.datr['Layout']}) is outside the modelled forms")
+        """ExecuteBundleCubeTransportOperation (a B.DATR Layout 21..26; tlsu-layout-conversion.asl):
+        the dimensions (LB0, LB1 present and nonzero, no LB2), the data attributes (DataType
+        DTYPE_NONE, CMode/RMode/Sat/Canonicalize zero, a load Layout ND2M32/ND2M16/ND2N8 for TLOAD,
+        a store Layout M322ND/M162ND/N82ND for TSTORE; any other TLSU operation fails here) and the
+        one terminated binding, all Fault_TileLegality, then the effective type (a CUBE type), then
+        ``cube_transfer``. Only TLOAD and TSTORE give one."""
+        datr = block.datr
+        dims_legal = block.dims[0] and block.dims[1] and block.dims[2] is None
+        attributes_legal = (datr["DataType"] == dtypes.DTYPE_NONE and not datr["CMode"] and not datr["RMode"]
+                            and not datr["Sat"] and not datr["Canonicalize"]
+                            and datr["Layout"] in self.CUBE_LAYOUT_CODES)
+        if not (dims_legal and attributes_legal) or block.shared or len(block.bindings) != 1:
+            raise tile_legality(f"{self.NAME}: B.DATR Layout {datr['Layout']} needs LB0 and LB1 (no LB2), DataType "
+                                f"NONE, zero CMode/RMode/Sat/Canonicalize and one of this operation's CUBE layouts")
+        binding = block.bindings[0]
+        if (len(block.destinations()) != self.DESTINATIONS or len(block.sources()) != self.SOURCES
+                or not binding.last or not block.scalar_schema_legal(self.GPR_INPUTS)):
+            raise tile_legality(f"{self.NAME}: a CUBE transport block has one terminated binding of its kind")
+        dtype = block.effective_type()
+        if dtype.bits == 64 or dtype.name == "HiF4X2":  # TileCubeDataTypeSupported
+            raise tile_legality(f"{self.NAME}: {dtype.name} has no CUBE layout")
+        valid_rows, valid_cols = block.dims[1], block.dims[0]
+        if block.ior is not None:
+            base, stride, _ = block.gpr_inputs(state)
+        else:
+            base, stride = 0, dense_row_stride(valid_cols, dtype)
+        return self.cube_transfer(state, block, dtype, CUBE_LAYOUTS[datr["Layout"]], valid_rows, valid_cols,
+                                  base, stride)
+
+    def cube_transfer(self, state, block, dtype, layout, valid_rows, valid_cols, base, stride):
         raise tile_legality(f"Layout {block.datr['Layout']} is a CUBE transport, which {self.NAME} does not have")
 
     def check_call(self, call: dict) -> None:

@@ -9,15 +9,40 @@ region becomes defined, the rest of the new tile stays undefined."""
 import numpy as np
 
 from .. import memory
-from ..faults import tile_legality
-from ..state import descriptor_legal
-from .common import Publication
+from ..faults import tile_allocation, tile_legality
+from ..state import allocation_bytes, cube_shape_legal, descriptor_legal, new_cube_tile
+from .common import Publication, result_tile
 from .memory_flow import ORDER, MemoryFlow, decode_loaded, strided_footprint
 from .registry import register
 
 
 class TileLoad(MemoryFlow):
     DESTINATIONS = 1
+    CUBE_LAYOUT_CODES = frozenset({21, 22, 23})  # ND2M32, ND2M16, ND2N8
+
+    def cube_transfer(self, state, block, dtype, layout, valid_rows, valid_cols, base, stride):
+        """ResolveBundleCubeTransportDestination (shape or capacity: Fault_TileAllocation), then TLOAD
+        into CUBE storage and the encoded PadValue over the physical tail (TileWithPadding)."""
+        binding = block.bindings[0]
+        size = binding.size_bytes
+        if (not cube_shape_legal(size, valid_rows, valid_cols, dtype, layout, state.tile_capacity)
+                or state.capacity_in_use() + allocation_bytes(binding.mask, size) > state.tile_capacity):
+            raise tile_allocation(f"{self.NAME}: TSize {size} B cannot hold a {layout} {dtype.name} tile of valid "
+                                  f"{valid_rows}x{valid_cols} within the tile capacity")
+        hand = binding.hand
+        index = next((i for i in range(hand * 16, hand * 16 + 16) if state.tiles[i] is None), None)
+        if index is None:
+            raise tile_allocation(f"no free TileIndex in hand {'TUMN'[hand]}")
+        tile = new_cube_tile(dtype, layout, size, valid_rows, valid_cols, binding.mask)
+        footprint = strided_footprint(base, stride, valid_rows, valid_cols, dtype, write=False)
+        fault = memory.probe(footprint, state.memory_size)
+        if fault is not None:
+            raise fault
+        raw = memory.read(state.memory, footprint)
+        values = decode_loaded(raw, dtype, footprint.nibble).reshape(valid_rows, valid_cols)
+        room = memory.MEMORY_EVENT_LIMIT - len(state.memory_events)
+        return Publication(tiles={index: result_tile(tile, values, block.pad())},
+                           events=tuple(memory.load_events(footprint, raw, ORDER, room)))
 
     def memory_operands(self, state, block, index, tile) -> dict:
         base, stride = self.base_and_stride(state, block, tile.cols)

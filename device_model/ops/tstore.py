@@ -8,7 +8,7 @@ byte). Each access records a Store event with the value it stores. The source an
 tile stay as they were; padding is never stored."""
 from .. import memory
 from ..faults import tile_legality
-from ..state import descriptor_configured, source_contents_defined
+from ..state import cube_descriptor_legal, descriptor_configured, source_contents_defined
 from .common import Publication
 from .memory_flow import ORDER, MemoryFlow, strided_footprint
 from .registry import register
@@ -16,6 +16,26 @@ from .registry import register
 
 class TileStore(MemoryFlow):
     SOURCES = 1
+    CUBE_LAYOUT_CODES = frozenset({24, 25, 26})  # M322ND, M162ND, N82ND
+
+    def cube_transfer(self, state, block, dtype, layout, valid_rows, valid_cols, base, stride):
+        """The source must be an exact, defined CUBE descriptor of the block's type, layout and
+        valid shape whose allocation mask holds the binding's (Fault_TileLegality); only its
+        valid elements are stored, through CUBE storage indices."""
+        binding = block.bindings[0]
+        source = state.tiles[binding.sources[0]]
+        if (not cube_descriptor_legal(source, state.tile_capacity) or not source.contents_defined()
+                or source.dtype.name != dtype.name or source.layout != layout
+                or (source.valid_rows, source.valid_cols) != (valid_rows, valid_cols)
+                or source.mask & binding.mask != binding.mask):
+            raise tile_legality(f"{self.NAME}: the source is not a defined {layout} {dtype.name} tile of valid "
+                                f"{valid_rows}x{valid_cols} allocated on the binding's PEs")
+        operands = {"tile": source, "base": base, "stride": stride}
+        footprint = self.memory_footprint(state, operands)
+        fault = memory.probe(footprint, state.memory_size)
+        if fault is not None:
+            raise fault
+        return self.transfer(state, block, operands, footprint, None)
 
     def memory_operands(self, state, block, index, tile) -> dict:
         source = state.tiles[block.sources()[0]]

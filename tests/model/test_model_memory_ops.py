@@ -119,9 +119,32 @@ def test_tprefetch_of_a_64_bit_type_or_with_a_binding_is_tile_legality():
 def test_cube_transport_layouts_route_by_family():
     machine = Machine()
     assert machine.run("BSTART.TPREFETCH U8; B.DATR ND2M32, NONE, Null; B.DIM LB0=2; BSTOP").fault == "Fault_TileLegality"
-    stopped = machine.run("BSTART.TLOAD FP16; B.DATR ND2N8, NONE, Null; B.DIM LB0=16; B.DIM LB1=16; "
-                          "B.IOT mask=1111, <last>, ->N<3>; BSTOP")
-    assert stopped.outcome == "not modelled"
+    not_none = machine.run("BSTART.TLOAD FP16; B.DATR ND2N8, NONE, Null; B.DIM LB0=16; B.DIM LB1=16; "
+                           "B.IOT mask=1111, <last>, ->N<3>; BSTOP")  # DataType field 0 is not DTYPE_NONE
+    assert not_none.fault == "Fault_TileLegality"
+    assert machine.run("BSTART.VEC TADD, U8; B.DATR ND2M16, NONE, Null; B.DIM LB0=1; "
+                       "B.IOT T0, T1, mask=1111, <last>, ->T<1>; BSTOP").fault == "Fault_IllegalInstruction"
+
+
+def test_cube_conversion_round_trip_keeps_the_bytes_and_pads_the_tail():
+    machine = Machine()
+    data = bytes((7 * i + 1) & 0xFF for i in range(16))
+    machine.write_memory(0x100, data)
+    machine.set_gpr(1, 0x100)
+    machine.set_gpr(2, 8)
+    machine.set_gpr(3, 0x200)
+    loaded = machine.run("BSTART.TLOAD FP16; B.DATR {ND2M16, DTYPE_NONE, Zero, EQ, Default, 0, 0}; B.DIM LB0=4; "
+                         "B.DIM LB1=2; B.IOR R1, R2; B.IOT mask=1111, <last>, ->T<2>; BSTOP")
+    assert loaded.fault is None
+    tile = machine.snapshot().tiles[0]
+    assert (tile.layout, tile.location, tile.valid) == ("CUBE_M16", "Matrix", (2, 4)) and tile.defined.all()
+    assert tile.words[0, :2].tolist() == [0x0801, 0x160F]
+    stored = machine.run("BSTART.TSTORE FP16; B.DATR {M162ND, DTYPE_NONE, Zero, EQ, Default, 0, 0}; B.DIM LB0=4; "
+                         "B.DIM LB1=2; B.IOR R3, R2; B.IOT T0, mask=1111, <last>; BSTOP")
+    assert stored.fault is None and machine.snapshot().memory[0x200:0x210] == data
+    wrong_shape = machine.run("BSTART.TSTORE FP16; B.DATR {M162ND, DTYPE_NONE, Zero, EQ, Default, 0, 0}; "
+                              "B.DIM LB0=4; B.DIM LB1=1; B.IOR R3, R2; B.IOT T0, mask=1111, <last>; BSTOP")
+    assert wrong_shape.fault == "Fault_TileLegality"
 
 
 def test_shared_forms_stop_the_run():

@@ -296,7 +296,7 @@ def tload_x_cases() -> list:
                   "60), so logical (row, col) reads 8 bytes at base + row * stride + col * 8.", "U32", (16, 2),
                   cols=8, stride=32, datr="B.DATR NONE, ND2DN, Zero", layout="ColumnMajor", effective="FP64"),
     ]
-    cases += tload_legality()
+    cases += tload_legality() + cube_cases()
     return cases
 
 
@@ -572,6 +572,91 @@ def tprefetch_x_cases() -> list:
 
 
 # ---------------------------------------------------------------------------------------
+# CUBE conversion forms (B.DATR Layout ND2M32/ND2M16/ND2N8 on TLOAD, M322ND/M162ND/N82ND on TSTORE)
+
+CUBE_LOAD = {"CUBE_M32": "ND2M32", "CUBE_M16": "ND2M16", "CUBE_N8": "ND2N8"}
+CUBE_STORE = {"CUBE_M32": "M322ND", "CUBE_M16": "M162ND", "CUBE_N8": "N82ND"}
+CUBE_REFERENCE = ("asl/block/model/dispatch/tlsu-layout-conversion.asl ExecuteBundleCubeTransportOperation and "
+                  "TLOAD/TSTORE of asl/tile/model/memory/load-store.asl")
+
+
+def cube_datr(layout_code: str, pad: str = "Zero") -> str:
+    return f"B.DATR {{{layout_code}, DTYPE_NONE, {pad}, EQ, Default, 0, 0}}"
+
+
+def cube_round_trip(name, description, t, layout, valid, size_code_, base=0x100, stride=None, out=0x800):
+    """TLOAD through ``layout`` then TSTORE back out of it: the stored bytes are the loaded ones
+    (the reference walks both footprints); the destination's descriptor is the CUBE one."""
+    stride = ref.dense_stride(valid[1], t) if stride is None else stride
+    accesses = ref.strided_accesses(base, stride, valid[0], valid[1], t)
+    values = pattern(valid[0] * valid[1], t, 0x47)
+    regions = _regions_holding(accesses, t, values, SPEC_MEMORY)
+    out_accesses = ref.strided_accesses(out, stride, valid[0], valid[1], t)
+    low = out - GUARD
+    high = max(a for a, _ in out_accesses) + ref.element_bytes(t) + GUARD
+    regions.append((low, bytes([0xEE]) * (high - low)))
+    image = ref.Memory(SPEC_MEMORY, regions)
+    words = image.tload(t, accesses)
+    image.tstore(t, out_accesses, words)
+    dims = {"LB0": valid[1], "LB1": valid[0]}
+    program = "\n".join([
+        block(f"BSTART.TLOAD {t}", dims, f"B.IOR R{BASE_GPR}, R{STRIDE_GPR}",
+              [f"B.IOT mask=1111, <last>, ->T<{size_code_}>"], cube_datr(CUBE_LOAD[layout])),
+        block(f"BSTART.TSTORE {t}", dims, f"B.IOR R3, R{STRIDE_GPR}", ["B.IOT T0, mask=1111, <last>"],
+              cube_datr(CUBE_STORE[layout]))])
+    state = state_of(SPEC_MEMORY, sorted(regions), {BASE_GPR: base, STRIDE_GPR: stride, 3: out})
+    tile = {"index": 0, "dtype": t, "layout": layout, "location": "Matrix", "valid": Flow(list(valid)),
+            "mask": "1111"}
+    expect = {"fault": None, "flags": Hex(0), "allocated": Flow([0]), "tiles": [tile],
+              "memory": [region(low, image.bytes[low:high])]}
+    if len(image.events) <= EVENT_LIMIT:
+        expect["events"] = event_list(image.events)
+    return case(name, description, BOTH, "reference-generator", CUBE_REFERENCE, state, program, expect)
+
+
+def cube_cases() -> list:
+    cases = [
+        cube_round_trip("cube-m16-fp16-round-trip", "ND2M16 then M162ND: a 2x4 FP16 rectangle into CUBE_M16 storage "
+                        "and back out; the bytes stored equal the bytes loaded (16 events).", "FP16", "CUBE_M16",
+                        (2, 4), 2),
+        cube_round_trip("cube-n8-u8-round-trip", "ND2N8 then N82ND for a 3x5 U8 rectangle with a 7-byte stride.",
+                        "U8", "CUBE_N8", (3, 5), 2, stride=7),
+        cube_round_trip("cube-m32-u32-round-trip", "ND2M32 then M322ND for a 2x3 U32 rectangle.", "U32", "CUBE_M32",
+                        (2, 3), 4, stride=16),
+    ]
+    regions = [(0x100, bytes(range(1, 65)))]
+    gprs = {BASE_GPR: 0x100, STRIDE_GPR: 16}
+    state = state_of(SPEC_MEMORY, regions, gprs)
+    ior = f"B.IOR R{BASE_GPR}, R{STRIDE_GPR}"
+    dest = "B.IOT mask=1111, <last>, ->T<2>"
+    for name, description, program, fault, st in (
+        ("cube-lb2-is-tile-legality", "ND2M16 with LB2 present: a CUBE transport takes LB0 and LB1 only.",
+         block("BSTART.TLOAD FP16", {"LB0": 4, "LB1": 2, "LB2": 8}, ior, [dest], cube_datr("ND2M16")),
+         "Fault_TileLegality", state),
+        ("cube-datatype-not-none", "ND2M16 with B.DATR DataType FP16 instead of DTYPE_NONE.",
+         block("BSTART.TLOAD FP16", {"LB0": 4, "LB1": 2}, ior, [dest], "B.DATR {ND2M16, FP16, Zero, EQ, Default, 0, 0}"),
+         "Fault_TileLegality", state),
+        ("cube-wrong-direction", "TLOAD with the store Layout M162ND.",
+         block("BSTART.TLOAD FP16", {"LB0": 4, "LB1": 2}, ior, [dest], cube_datr("M162ND")), "Fault_TileLegality",
+         state),
+        ("cube-64-bit-type", "ND2M16 of U64: no CUBE layout holds a 64-bit type.",
+         block("BSTART.TLOAD U64", {"LB0": 2, "LB1": 2}, ior, [dest], cube_datr("ND2M16")), "Fault_TileLegality",
+         state),
+        ("cube-tsize-too-small", "ND2M16 of a 32x4 FP16 rectangle into 128 bytes: Fault_TileAllocation.",
+         block("BSTART.TLOAD FP16", {"LB0": 4, "LB1": 32}, ior, ["B.IOT mask=1111, <last>, ->T<1>"],
+               cube_datr("ND2M16")), "Fault_TileAllocation", state),
+    ):
+        cases.append(case(name, description, BOTH, "hand", CUBE_REFERENCE, st, program, fault_expect(fault, None, [])))
+    top = state_of(SPEC_MEMORY, [(4080, bytes(16))], {BASE_GPR: 4088, STRIDE_GPR: 8})
+    cases.append(case("cube-page-fault-nothing-allocated", "ND2M16 of a 2x4 FP16 rectangle from 4088: row 1 at 4096 "
+                      "faults (Fault_DataPage at 0x1000) after the destination was resolved; nothing stays allocated.",
+                      BOTH, "hand", CUBE_REFERENCE, top,
+                      block("BSTART.TLOAD FP16", {"LB0": 4, "LB1": 2}, ior, [dest], cube_datr("ND2M16")),
+                      fault_expect("Fault_DataPage", 4096, [])))
+    return cases
+
+
+# ---------------------------------------------------------------------------------------
 # Files
 
 def referenced(cases: list, reference: str) -> list:
@@ -598,6 +683,7 @@ def x_file(op: str) -> dict:
             "summary": f"{op}: every DataType, strides, alignment and page faults with their address, fault order, "
                        "the precise preflight, memory events and the binding rules",
             "exercises": Flow(UNITS[op]["readiness_subjects"]),
+            **({"also_exercises": Flow(["TSTORE"])} if op == "TLOAD" else {}),  # the CUBE round trips store back
             "provenance": (f"Expected memory, tiles and events from the independent reference {REFERENCE} (no code "
                            f"shared with device_model), written by `{COMMAND}`. Nothing here was produced by running "
                            "the golden model."),
