@@ -540,8 +540,7 @@ def shipped_docs():
 KNOWN_GAPS = {
     ("TCVT", "status"), ("TCVT", "blocks"), ("TCVT", "size:numeric"),
     ("TQUANT", "status"), ("TQUANT", "blocks"), ("TQUANT", "size:numeric"), ("TQUANT", "carrier-pad"),
-    ("TGEMV_MX_ACC", "status"), ("TGEMV_MX_ACC", "blocks"), ("TGEMV_MX_ACC", "size:numeric"),
-    ("TGEMV_MX_ACC", "carrier-pad"),
+    ("TGEMV_MX_ACC", "carrier-pad"),  # a CUBE result leaves its padding undefined: no pad Word
 }
 # Operations whose families are landing in this round (expansions, partial and reductions):
 # their rows are printed, not asserted, until their generators write the cases; the test
@@ -555,6 +554,9 @@ PENDING = {
     "TFILLPAD", "TCONCAT", "TEXTRACT", "TINSERT", "TTRANS",
     "TCI", "TTRI", "THISTOGRAM", "TDEQUANT", "TGATHER", "TSCATTER",
     "TLOAD", "TSTORE", "TPREFETCH",
+    # the CUBE family (issue 26): every cell but carrier-pad (a CUBE result writes no padding)
+    "TMATMUL", "TMATMUL_BIAS", "TMATMUL_ACC", "TMATMUL_MX", "TMATMUL_MX_BIAS", "TMATMUL_MX_ACC", "TGEMV",
+    "TGEMV_BIAS", "TGEMV_ACC", "TGEMV_MX", "TGEMV_MX_BIAS",
 }
 
 

@@ -32,7 +32,7 @@ from .engine import SIZE_CODES, Flow, FlowMap, Hex
 from .generate_numeric import finite_codes, random_code
 
 COMMAND = ".venv/bin/python -m pto_avs.vectors.reference generate"
-OPERATIONS = tuple(op for op in mx.FUNCTIONS if op != "TGEMV_MX_ACC")
+OPERATIONS = tuple(mx.FUNCTIONS)  # TGEMV_MX_ACC: only its status file (strength_file)
 PROVENANCE = (
     "Expected values are the spec test's own assertions at PTO-ISA/pto-spec e599a3d3 (source: spec-test) "
     "and values of the independent exact reference vectors/reference/matrix.py (source: reference-generator; "
@@ -525,9 +525,45 @@ def _status_and_blocks(op) -> list:
                                  f"Two {op} blocks: the first overflows, the second is only inexact; the status "
                                  f"is the OR of both ({f1:#04x} | {f2:#04x}). " + describe(first, profile),
                                  [profile], "reference-generator", COMMAND, {"tiles": t1 + t2}, program, expect))
-        cases.append(block_case(f"second-block-alone-{profile}", second, profile,
-                                note="The second block of two-blocks-flags-accumulate alone."))
+        alone = "\n".join(line for line in program2_lines.splitlines() if line)
+        expect = engine.success_expect(f2, [0] + s1 + s2, s1 + s2,
+                                       [d_expect(0, second.acc_type, "CUBE_M16", w2, second.d_capacity("FP32"))])
+        cases.append(engine.case(f"second-block-alone-{profile}", "The second block of "
+                                 "two-blocks-flags-accumulate alone, on the same state: its own flags only. "
+                                 + describe(second, profile), [profile], "reference-generator", COMMAND,
+                                 {"tiles": t1 + t2}, alone, expect))
     return cases
+
+
+def _size_case(op) -> dict:
+    """A and B at the 64 KiB TSize bound (A 1 x 2048 FP16 CUBE_M16, B 2048 x 16 FP16 CUBE_N8),
+    zero except the K indices 0 and 256, so B's logical elements 0 and 4096 hold different
+    values that both reach D(0, 0) (hw-ieee; pto-v0 would only add raw products of zero)."""
+    k, n = 2048, 16
+    a = [[0] * k]
+    b = [[0] * n for _ in range(k)]
+    a[0][0] = a[0][256] = 0x3C00  # 1.0
+    b[0][0], b[256][0] = 0x3C00, 0x4400  # 1.0 and 4.0
+    o = Operands(op, "FP16", "FP16", a, b, c=[[0x3F800000] * n] if mx.has_acc(op) else None,
+                 bias=[0x40000000] * n if mx.has_bias(op) else None)
+    tiles = o.tiles()
+    for tile, layout, sparse in ((tiles[mx.has_acc(op)], "CUBE_M16", {"0,0": 0x3C00, "0,256": 0x3C00}),
+                                 (tiles[mx.has_acc(op) + 1], "CUBE_N8", {"0,0": 0x3C00, "256,0": 0x4400})):
+        assert tile["layout"] == layout and tile["capacity"] == 65536
+        del tile["data"]
+        tile["fill"] = Hex(0)
+        tile["elements"] = {key: Hex(value) for key, value in sparse.items()}
+    for tile in tiles:  # one PE each: two 64 KiB tiles on all four PEs would pass the 256 KiB core capacity
+        tile["mask"] = "0001"
+    out_type, words, flags = o.result("hw-ieee")
+    program, sources = o.bundle()
+    program = program.replace("mask=1111", "mask=0001")
+    expect = engine.success_expect(flags, [0] + sources, sources,
+                                   [d_expect(0, out_type, o.layout, words, o.d_capacity(out_type))])
+    return engine.case("size-bound-64kib-operands-hw-ieee", describe(o, "hw-ieee") + " A and B are 64 KiB "
+                       "tiles (TSize 10); B's logical elements 0 and 4096 differ (1.0 and 4.0), so an index "
+                       "wrapping at 4096 is seen in D(0, 0); PE mask 0001 throughout.", ["hw-ieee"], "reference-generator", COMMAND,
+                       {"tiles": tiles}, program, expect)
 
 
 def _fault_cases(op) -> list:
@@ -569,7 +605,7 @@ def x_file(op: str) -> dict:
         cases += [block_case(f"{name}-{profile}", o, profile) for profile in engine.BOTH]
         if i % 4 == 0:
             cases.append(direct_case(f"{name}-direct-hw-ieee", o, "hw-ieee", note="The direct call."))
-    cases += _special_cases(op) + _status_and_blocks(op) + _fault_cases(op)
+    cases += _special_cases(op) + _status_and_blocks(op) + [_size_case(op)] + _fault_cases(op)
     return {
         "format": "pto-avs-vector/1",
         "id": f"PTO-AVS-X-{op.replace('_', '-')}-REF-001",
@@ -585,9 +621,28 @@ def x_file(op: str) -> dict:
     }
 
 
+def strength_file(op: str) -> dict:
+    """Only the status and two-block cases of ``op`` (TGEMV_MX_ACC, whose other files come from
+    other generators)."""
+    return {
+        "format": "pto-avs-vector/1",
+        "id": f"PTO-AVS-X-{op.replace('_', '-')}-STATUS-001",
+        "operation": op,
+        "kind": "execution",
+        "summary": f"{op}: a nonzero status that must survive, two blocks whose flags accumulate, 64 KiB operands",
+        "exercises": Flow(["ADR-0073", "ADR-0079"] + sorted({r for t in engine.UNITS[op]["tests"]
+                                                            for r in engine.TESTS[t]["requirements"]})),
+        "provenance": PROVENANCE,
+        "cases": _status_and_blocks(op) + [_size_case(op)],
+    }
+
+
 def files(operations) -> dict:
     out = {}
-    for op in operations:
+    if "TGEMV_MX_ACC" in operations:
+        doc = strength_file("TGEMV_MX_ACC")
+        out[f"{doc['id']}.yaml"] = engine.render_spec_id(doc, "generate_matrix.py")
+    for op in (op for op in operations if op != "TGEMV_MX_ACC"):
         for test_id in engine.UNITS[op]["tests"]:
             doc = engine.spec_file(op, test_id, PROVENANCE, spec_cases(op, test_id))
             out[f"{test_id}.yaml"] = engine.render_spec_id(doc, "generate_matrix.py")
