@@ -5,7 +5,7 @@ An entry comes in one of two shapes, both of this one class:
 - a *declaration*: an instance of a kind (a subclass: ``elementwise.TileBinary``,
   ``predicate.TileCompare``, ...) made with a name and an element function, e.g.
   ``register(TileBinary("TADD", add, "TileVecArithmeticDataTypeSupported", closed=True))``;
-- a *module*: an operation module (TCVT, TQUANT, TGEMV_MX_ACC) wrapped by
+- a *module*: an operation module (TCVT, TQUANT) wrapped by
   ``OperationModule``; every protocol member the module defines is read from the
   module at call time (so a mutant can replace one module function), the rest are
   this class's defaults.
@@ -63,9 +63,11 @@ sources, scalar, pad, profile, limit, **datr_operands)`` starts with
 Fault_TileLegality) and ends in a ``Publication``; ``status(flags, profile)`` turns its
 element flags into the NumericStatus bits it records.
 
-A CUBE entry (TGEMV_MX_ACC) satisfies the same protocol with a ``commit_bundle`` of its
-own (ExecuteBundleTMATMULOperation); the CUBE family of issue 26 becomes a kind of this
-class with that flow as its ``commit_bundle``.
+The CUBE operations (TMATMUL, TGEMV and their BIAS, ACC and MX forms) are declarations of
+the kind ``cube.CubeOperation``: name, BSTART form and CUBE function number; its
+``commit_bundle`` is the one CUBE flow (ExecuteBundleTMATMULOperation: mandatory B.FPATR,
+M/N/K from LB0-2, binding order, the C/D rule, allocation, post-processing) and its
+``direct`` the TileOperandsLegal_* rules; it adds no hook to this class.
 
 Where the coming families' hooks go (added here, to this class, when an operation
 needs them; none exists before its first user):
