@@ -4,6 +4,7 @@ operations already modelled and store the result (issue 23 "Whole kernels").
     TLOAD A, TLOAD B -> TADD -> TSTORE              (PTO-AVS-X-KERNEL-TADD-001)
     TLOAD A -> TCVT -> TSTORE                        (PTO-AVS-X-KERNEL-TCVT-001)
     TLOAD A, TLOAD B -> TCMP LT -> TSEL -> TSTORE    (PTO-AVS-X-KERNEL-TSEL-001: the element minimum)
+    TLOAD A, B, C (CUBE) -> TGEMV_MX_ACC -> TSTORE   (PTO-AVS-X-KERNEL-TGEMV-MX-ACC-001)
 
 The expected result region comes from the independent references, never from the model:
 the memory walk of ``memory.py`` (TLOAD's and TSTORE's addresses and bytes), the element
@@ -14,7 +15,7 @@ memory outside it stays as it was only where the case says so (the inputs).
 """
 from __future__ import annotations
 
-from . import arith_elements, compare_elements
+from . import arith_elements, compare_elements, matrix
 from . import memory as ref
 from . import numeric
 from .engine import Flow, FlowMap, Hex, case, size_code, smallest_tile, width
@@ -161,10 +162,43 @@ def tsel_cases() -> list:
     return out
 
 
+def _cube_load(t, datr_layout, base_gpr, stride_gpr) -> str:
+    return "\n".join([f"BSTART.TLOAD {t}", f"B.DATR {{{datr_layout}, DTYPE_NONE, Zero, EQ, Default, 0, 0}}",
+                      "B.DIM LB0=1", "B.DIM LB1=1", f"B.IOR R{base_gpr}, R{stride_gpr}",
+                      "B.IOT mask=1111, <last>, ->T<1>", "BSTOP"])
+
+
+def tgemv_cases() -> list:
+    """TGEMV_MX_ACC (M = N = K = 1, the block defaults) fed by three CUBE-conversion TLOADs (A
+    FP16 through ND2M16, B FP16 through ND2N8, C FP32 through ND2M16) and drained by an M162ND
+    TSTORE of the FP32 D."""
+    out = []
+    for label, a, b, c in (("spec-values", 0x4000, 0x4200, 0x40A00000), ("near-one", 0x3C01, 0x3C03, 0x3F800000)):
+        for profile in ("pto-v0", "hw-ieee"):
+            d = matrix.product(profile, "TGEMV_MX_ACC", "FP16", "FP16", [[a]], [[b]], [[c]])[0][0][0]
+            program = "\n".join([
+                _cube_load("FP16", "ND2M16", 1, 4), _cube_load("FP16", "ND2N8", 2, 4), _cube_load("FP32", "ND2M16", 3, 4),
+                "BSTART.TGEMVMX.ACC FP16", "B.FPATR", "B.IOT T2, T0, mask=1111", "B.IOT T1, mask=1111, <last>, ->T<1>",
+                "BSTOP",
+                "\n".join(["BSTART.TSTORE FP32", "B.DATR {M162ND, DTYPE_NONE, Zero, EQ, Default, 0, 0}", "B.DIM LB0=1",
+                           "B.DIM LB1=1", "B.IOR R5, R4", "B.IOT T3, mask=1111, <last>", "BSTOP"])])
+            inputs = [(0x100, "FP16", [a], 0x40), (0x110, "FP16", [b], 0x40), (0x120, "FP32", [c], 0x40)]
+            out.append(_kernel_case(
+                f"tload-tgemv-mx-acc-tstore-{label}-{profile}", f"{profile}: A (FP16 {a:#06x}) and B (FP16 {b:#06x}) "
+                f"loaded into CUBE_M16 / CUBE_N8, C (FP32 {c:#010x}) into CUBE_M16, D = C + A*B by TGEMV_MX_ACC, "
+                "stored through M162ND at 0x400.", [profile],
+                "vectors/reference/memory.py and vectors/reference/matrix.py (product: raw Words in pto-v0, one FP32 "
+                "fused step in hw-ieee)", inputs, "FP32", [d], (1, 1), program,
+                {1: 0x100, 2: 0x110, 3: 0x120, 4: 0x40, 5: OUT_BASE}, 0x40))
+    return out
+
+
 KERNELS = {  # file ID -> (the other operations the programs run, the case builder, summary)
     "PTO-AVS-X-KERNEL-TADD-001": (("TADD", "TLOAD"), tadd_cases, "TLOAD -> TADD -> TSTORE kernels"),
     "PTO-AVS-X-KERNEL-TCVT-001": (("TCVT", "TLOAD"), tcvt_cases, "TLOAD -> TCVT -> TSTORE kernels"),
     "PTO-AVS-X-KERNEL-TSEL-001": (("TCMP", "TLOAD", "TSEL"), tsel_cases, "TLOAD -> TCMP -> TSEL -> TSTORE kernels"),
+    "PTO-AVS-X-KERNEL-TGEMV-MX-ACC-001": (("TGEMV_MX_ACC", "TLOAD"), tgemv_cases,
+                                          "TLOAD (CUBE conversions) -> TGEMV_MX_ACC -> TSTORE kernels"),
 }
 
 
