@@ -74,7 +74,7 @@ def test_every_entry_satisfies_the_one_protocol():
         own_flow = getattr(entry.commit_bundle, "__func__", entry.commit_bundle) is not Operation.commit_bundle
         tlsu = getattr(entry, "TLSU", False)
         assert own_flow == (entry.MATRIX or tlsu), name
-        assert isinstance(entry, OperationModule) or tlsu or type(entry).commit_bundle is Operation.commit_bundle, name
+        assert isinstance(entry, OperationModule) or own_flow or type(entry).commit_bundle is Operation.commit_bundle, name
         if not own_flow:  # the TEPL flow's hooks that have no default are given
             assert _given(entry, "closed_schema_check") or _given(entry, "schema_legal"), name
             assert _given(entry, "execute_bundle") or _given(entry, "run"), name
