@@ -295,7 +295,7 @@ def legal_types(op: str) -> tuple:
 
 # Operations whose destinations' padding is always Null (the ASL writes TilePad_Null whatever the block
 # says; B.DATR must be all zero): no padding Word to compare.
-NULL_PADDING = frozenset({"TSORT", "TMRGSORT"})
+NULL_PADDING = frozenset({"TSORT", "TMRGSORT", "TCI", "TTRI", "THISTOGRAM", "TDEQUANT", "TGATHER"})
 
 
 def columns(op: str) -> list:
@@ -552,7 +552,7 @@ PENDING = {
     "TPARTMUL", "TCOLARGMAX", "TCOLARGMIN", "TCOLMAX", "TCOLMIN", "TCOLPROD", "TCOLSUM", "TROWARGMAX",
     "TROWARGMIN", "TROWMAX", "TROWMIN", "TROWPROD", "TROWSUM",
     "TFILLPAD", "TCONCAT", "TEXTRACT", "TINSERT", "TTRANS",
-    "TCI", "TTRI", "THISTOGRAM", "TDEQUANT", "TGATHER", "TSCATTER",
+    "TTRI", "THISTOGRAM",  # no TTRI or THISTOGRAM result has its element's top bit set: no carrier cell yet
     "TLOAD", "TSTORE", "TPREFETCH",
     # the CUBE family (issue 26): every cell but carrier-pad (a CUBE result writes no padding)
     "TMATMUL", "TMATMUL_BIAS", "TMATMUL_ACC", "TMATMUL_MX", "TMATMUL_MX_BIAS", "TMATMUL_MX_ACC", "TGEMV",

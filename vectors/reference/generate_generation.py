@@ -9,6 +9,7 @@ from the element reference ``generation.py``; nothing runs the golden model.
 """
 from __future__ import annotations
 
+import copy
 import sys
 
 from . import engine, numeric
@@ -928,6 +929,84 @@ def scatter_x():
 
 
 # ---------------------------------------------------------------------------------------
+# Status survival and cross-block accumulation (tests/vectors/test_vectors_isolation.py's matrix)
+
+DQ_SOURCE, DQ_DESTINATION = 20, 16  # hand U: U4 in, U0 out, clear of every T index the cases use
+DQ_MULTIPLIER = 0x3DCCCCCD  # 0.1: q = 3, 5 give inexact products (NX)
+DQ_BLOCK = "\n".join(["BSTART.SFU TDEQUANT, S8", "B.DATR FP32", "B.DIM LB0=2", "B.IOR R9, R10",
+                      "B.IOT U4, mask=1111, <last>, ->U<1>", "BSTOP"])
+
+
+def with_status(case: dict, status: int = STATUS) -> dict:
+    """The same case starting from a nonzero NumericStatus, which must survive (a status twin)."""
+    out = copy.deepcopy(case)
+    out["name"] += "-status-kept"
+    out["description"] += f" The initial status {status:#x} survives (the twin without it starts from 0)."
+    out.setdefault("state", {})["status"] = Hex(status)
+    out["expect"]["flags"] = Hex(int(out["expect"]["flags"]) | status)
+    return out
+
+
+def with_dequant_state(case: dict) -> dict:
+    """``case`` with a TDEQUANT source (U4) and its multiplier GPRs in the state, nothing else changed."""
+    out = copy.deepcopy(case)
+    out["name"] += "-beside-dequant-state"
+    state = out.setdefault("state", {})
+    tiles = [t for t in state.get("tiles", [])] + [state_tile(DQ_SOURCE, "S8", (1, 2), [[3, 5]])]
+    state["tiles"] = tiles
+    gprs = dict(state.get("gprs", {}))
+    gprs.update({9: Hex(DQ_MULTIPLIER), 10: Hex(0)})
+    state["gprs"] = engine.FlowMap(gprs)
+    expect = out["expect"]
+    if "unchanged" in expect and expect["unchanged"] != "all":
+        expect["unchanged"] = Flow(sorted(set(expect["unchanged"]) | {DQ_SOURCE}))
+    expect["allocated"] = Flow(sorted(set(expect["allocated"]) | {DQ_SOURCE}))
+    return out
+
+
+def after_dequant(lone: dict) -> dict:
+    """``lone`` (a ``with_dequant_state`` case) preceded by a TDEQUANT block that raises NX: the
+    flags of both blocks accumulate, so a device that lets the last block's flags replace the
+    status fails where the lone block passes."""
+    out = copy.deepcopy(lone)
+    out["name"] = out["name"].replace("-beside-dequant-state", "-after-dequant-block")
+    out["description"] += " A TDEQUANT block (NX) runs first: its flags and the second block's accumulate."
+    out["program"] = engine.Block(DQ_BLOCK + "\n" + str(lone["program"]))
+    words = [ref.dequantize("S8", q, DQ_MULTIPLIER, 0, "RNE", "pto-v0")[0] for q in (3, 5)]
+    assert all(ref.dequantize("S8", q, DQ_MULTIPLIER, 0, "RNE", profile) == (w, numeric.NX)
+               for q, w in zip((3, 5), words) for profile in ("pto-v0", "hw-ieee"))
+    expect = out["expect"]
+    expect["flags"] = Hex(int(expect["flags"]) | numeric.NX)
+    expect["allocated"] = Flow(sorted(set(expect["allocated"]) | {DQ_DESTINATION}))
+    expect["tiles"] = list(expect["tiles"]) + [result(DQ_DESTINATION, "FP32", (1, 2), [words], cols=2)]
+    return out
+
+
+def strength_cases(base: dict) -> list:
+    """The status twin of ``base`` and the lone/after-TDEQUANT pair of its block."""
+    lone = with_dequant_state(base)
+    return [base, with_status(base), lone, after_dequant(lone)]
+
+
+def strength_bases(op: str) -> dict:
+    if op == "TCI":
+        return tci_case("strength-u16-descending", "U16 from 3 descending over 6 columns.", "U16", 3, 6, True, cols=8)
+    if op == "TTRI":
+        return ttri_case("strength-fp32-upper", "FP32 upper, diagonal 1, 3x5 in 8 columns.", "FP32", (3, 5), 8, True,
+                         1)
+    if op == "THISTOGRAM":
+        return histogram_case("strength-u16-byte-1", "U16 ByteId 1 over one row.", "U16", [[0x0102, 0xFF03, 0x0104]],
+                              [0], 1)
+    if op == "TDEQUANT":
+        return dequant_case("strength-s8-exact", "S8 [3, -5] times 2.0: exact, no flag of its own.", "S8",
+                            [[3, 0xFB]], 0x40000000, 0)
+    if op == "TGATHER":
+        return gather_case("strength-u32", "U32 values by U16 rows.", "U32", "U16", [[1, 2], [3, 4]], [[1, 0]])
+    return scatter_case("strength-u32", "U32 values by U16 rows into 3 rows.", "U32", "U16", [[1, 2], [3, 4]],
+                        [[2, 0], [0, 1]], 3)
+
+
+# ---------------------------------------------------------------------------------------
 # Files
 
 SPEC = {"TCI": tci_spec, "TTRI": ttri_spec, "THISTOGRAM": histogram_spec, "TDEQUANT": dequant_spec,
@@ -949,13 +1028,55 @@ def spec_cases(op: str, test_id: str) -> list:
     return SPEC[op](test_id)
 
 
+def size_bound_case(op: str) -> dict:
+    """One case per operation with a 64 KiB tile (TSize code 10, the largest) whose logical
+    elements 0 and 4096 differ, so a device whose element index wraps at 4096 fails."""
+    what = "A 64 KiB tile (the largest TSize) whose logical elements 0 and 4096 differ:"
+    if op == "TCI":
+        return tci_case("size-bound-u16-4100-of-32768", f"""{what} a U16 row of 4100 valid columns in 32768 from 0x10
+            descending.""", "U16", 0x10, 4100, True, cols=32768)
+    if op == "TTRI":
+        return ttri_case("size-bound-u32-32x257-of-512", f"""{what} a 32x257 U32 lower triangle (diagonal 3) in 512
+            columns.""", "U32", (32, 257), 512, False, 3)
+    wide = [[((r * 4100 + c + 1) * 0x9E3779B1 >> 5) & 0xFFFFFFFF for c in range(4100)] for r in range(2)]
+    if op == "THISTOGRAM":
+        return histogram_case("size-bound-u32-2x4100-source", f"""{what} the U32 source, 2x4100 in 8192 columns,
+            histogrammed on ByteId 3.""", "U32", wide, [0], 3)
+    if op == "TDEQUANT":
+        return dequant_case("size-bound-fp32-2x4100-destination", f"""{what} the FP32 destination of a 2x4100 U8
+            source times 1.0.""", "U8", [[w & 0xFF for w in row] for row in wide], 0x3F800000, 0, cols=8192)
+    if op == "TGATHER":
+        return gather_case("size-bound-u32-2x4100-source", f"""{what} the U32 source, 2x4100 in 8192 columns, gathered
+            by alternating U16 rows.""", "U32", "U16", wide, [[c % 2 for c in range(4100)]], dst_cols=8192)
+    return scatter_case("size-bound-u32-2x4100-source", f"""{what} the U32 source (and the destination), 2x4100 in 8192
+        columns, scattered with its rows swapped in odd columns.""", "U32", "U16", wide,
+                        [[c % 2 for c in range(4100)], [1 - c % 2 for c in range(4100)]], 2, dst_cols=8192)
+
+
+def one_pe(case: dict) -> dict:
+    """``case`` with every tile and binding on PE 0 alone (mask 0001): a 64 KiB tile then charges
+    64 KiB of the 256 KiB tile capacity instead of all of it."""
+    for tile in case.get("state", {}).get("tiles", []):
+        tile["mask"] = "0001"
+    for tile in case["expect"].get("tiles", []):
+        tile["mask"] = "0001"
+    case["program"] = engine.Block(str(case["program"]).replace("mask=1111", "mask=0001"))
+    case["description"] += " Every tile and binding uses PE mask 0001."
+    return case
+
+
 def x_file(op: str) -> dict:
-    return {"format": "pto-avs-vector/1", "id": f"PTO-AVS-X-{op}-REF-001", "operation": op, "kind": "execution",
-            "summary": f"{op}: {SUMMARY[op]}", "exercises": Flow(UNITS[op]["readiness_subjects"]),
-            "provenance": ("Expected values from the independent element reference vectors/reference/generation.py "
-                           f"(written from the executable ASL; no code shared with device_model), written by "
-                           f"`{COMMAND}`. Nothing here was produced by running the golden model."),
-            "cases": X[op]()}
+    size_case = size_bound_case(op)
+    cases = X[op]() + strength_cases(strength_bases(op)) + [one_pe(size_case) if op not in ("TCI", "TTRI")
+                                                             else size_case]
+    doc = {"format": "pto-avs-vector/1", "id": f"PTO-AVS-X-{op}-REF-001", "operation": op, "kind": "execution",
+           "summary": f"{op}: {SUMMARY[op]}", "exercises": Flow(UNITS[op]["readiness_subjects"])}
+    doc.update(engine.also_exercises(op, cases))
+    doc["provenance"] = ("Expected values from the independent element reference vectors/reference/generation.py "
+                         f"(written from the executable ASL; no code shared with device_model), written by "
+                         f"`{COMMAND}`. Nothing here was produced by running the golden model.")
+    doc["cases"] = cases
+    return doc
 
 
 PROVENANCE = engine.spec_provenance("vectors/reference/generation.py", COMMAND)
