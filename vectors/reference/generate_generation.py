@@ -207,8 +207,9 @@ def tci_spec(test_id):
 
 def tci_x():
     cases = []
-    starts = lambda t: [(0, "zero"), (1, "one"), ((1 << width(t)) - 1, "all-ones"), (1 << (width(t) - 1), "sign-bit"),
-                        (0xDEADBEEF12345678, "bits-above"), (WORD, "all-ones-word")]
+    def starts(t):
+        return [(0, "zero"), (1, "one"), ((1 << width(t)) - 1, "all-ones"), (1 << (width(t) - 1), "sign-bit"),
+                (0xDEADBEEF12345678, "bits-above"), (WORD, "all-ones-word")]
     for t in ref.TCI_TYPES:
         for start, label in starts(t):
             for descending in (False, True):
@@ -584,7 +585,8 @@ def dequant_x():
         -128 sign-extended, 0x1_0000_0001 reads as 1): only the low 8 bits count.""", "S8",
                               [[0xFFFFFFFFFFFFFF80, 0x100000001, 0xABCD00]], 0x40000000, 0))
     one = [state_tile(0, "S8", (1, 2), [[1, 2]])]
-    p = lambda **kw: dequant_program("S8", (1, 2), 2, **kw)
+    def p(**kw):
+        return dequant_program("S8", (1, 2), 2, **kw)
     cases += [
         fault("all-zero-ior", "B.IOR R0, R0: a present all-zero B.IOR selects multiplier 0, illegal.", one,
               p(multiplier=0).replace("R5, R6", "R0, R0"), status=STATUS),
@@ -854,10 +856,13 @@ def gather_x():
     cases.append(gather_case("fp64-values-with-datr", """SPEC-CHOICE 44: a B.DATR (all fields zero) makes the
         destination FP64 (DataType 0); FP64 values gather as usual.""", "FP64", "U32",
                              [[1, 2], [3, 4]], [[1, 0]], datr="B.DATR Zero"))
-    u16 = lambda rows_, defined=None: state_tile(0, "U16", (3, 2), rows_, defined=defined)
+    def u16(rows_, defined=None):
+        return state_tile(0, "U16", (3, 2), rows_, defined=defined)
     vals = [[1, 2], [3, 4], [5, 6]]
-    idx = lambda t, rows_, defined=None: state_tile(1, t, (len(rows_), len(rows_[0])), rows_, defined=defined)
-    p = lambda t="U16", **kw: indexed_program("TGATHER", t, dst_dims=kw.pop("d", open_dims((1, 2), 2)), **kw)
+    def idx(t, rows_, defined=None):
+        return state_tile(1, t, (len(rows_), len(rows_[0])), rows_, defined=defined)
+    def p(t="U16", **kw):
+        return indexed_program("TGATHER", t, dst_dims=kw.pop("d", open_dims((1, 2), 2)), **kw)
     cases += [
         fault("index-equals-rows", "Index 3 over a 3-row source: one past the last row.", [u16(vals), idx("U32", [[3, 0]])],
               p(), status=STATUS),
@@ -906,9 +911,12 @@ def scatter_x():
     cases.append(scatter_case("u8-65x64-into-65-rows", """A 65x64 scatter (4160 elements; index 4096 is row 64, column
         0): each column is a rotation of the rows.""", "U8", "U16", [[(r * 7 + c) & 0xFF for c in range(64)]
                                                                    for r in range(65)], big_rows, 65, dst_cols=64))
-    v = lambda: state_tile(0, "U16", (2, 2), [[10, 11], [20, 21]])
-    idx = lambda t, rows_, defined=None: state_tile(1, t, (len(rows_), len(rows_[0])), rows_, defined=defined)
-    p = lambda t="U16", **kw: indexed_program("TSCATTER", t, dst_dims=kw.pop("d", open_dims((3, 2), 2)), **kw)
+    def v():
+        return state_tile(0, "U16", (2, 2), [[10, 11], [20, 21]])
+    def idx(t, rows_, defined=None):
+        return state_tile(1, t, (len(rows_), len(rows_[0])), rows_, defined=defined)
+    def p(t="U16", **kw):
+        return indexed_program("TSCATTER", t, dst_dims=kw.pop("d", open_dims((3, 2), 2)), **kw)
     cases += [
         fault("duplicate-in-other-column", "Indices [[0, 2], [1, 2]]: column 1 selects row 2 twice.",
               [v(), idx("U16", [[0, 2], [1, 2]])], p(), status=STATUS),
