@@ -541,6 +541,7 @@ KNOWN_GAPS = {
     ("TCVT", "status"), ("TCVT", "blocks"), ("TCVT", "size:numeric"),
     ("TQUANT", "status"), ("TQUANT", "blocks"), ("TQUANT", "size:numeric"), ("TQUANT", "carrier-pad"),
     ("TGEMV_MX_ACC", "carrier-pad"),  # a CUBE result leaves its padding undefined: no pad Word
+    ("TCONCAT", "carrier-pad"), ("TTRANS", "carrier-pad"),  # they always pad Null: no pad Word
 }
 # Operations whose families are landing in this round (expansions, partial and reductions):
 # their rows are printed, not asserted, until their generators write the cases; the test
