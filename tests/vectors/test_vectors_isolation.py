@@ -552,7 +552,6 @@ PENDING = {
     "TROWEXPANDMAX", "TROWEXPANDMIN", "TROWEXPANDMUL", "TROWEXPANDSUB", "TPARTADD", "TPARTMAX", "TPARTMIN",
     "TPARTMUL", "TCOLARGMAX", "TCOLARGMIN", "TCOLMAX", "TCOLMIN", "TCOLPROD", "TCOLSUM", "TROWARGMAX",
     "TROWARGMIN", "TROWMAX", "TROWMIN", "TROWPROD", "TROWSUM",
-    "TFILLPAD", "TCONCAT", "TEXTRACT", "TINSERT", "TTRANS",
     "TTRI", "THISTOGRAM",  # no TTRI or THISTOGRAM result has its element's top bit set: no carrier cell yet
     "TLOAD", "TSTORE", "TPREFETCH",
     # the CUBE family (issue 26): every cell but carrier-pad (a CUBE result writes no padding)
