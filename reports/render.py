@@ -9,9 +9,15 @@ and the search box narrows the tree to the failures of one ADR by its ID and tit
 ``subSuite``). ``OUT_DIR/index.html`` shows a summary card per view linking to it.
 The categories are the results directory's ``categories.json``.
 
-By default every page is a single self-contained HTML file (Allure's ``singleFile``:
-scripts, styles and data inlined), so the report opens from disk (``file://``) and
-can be mailed or archived as it is. ``--served`` writes Allure's multi-file report
+By default the report is self-contained (Allure's ``singleFile``: no fetch of any
+file), so it opens from disk (``file://``) and can be mailed or archived as it is. Allure
+inlines every data file of a view, base64-encoded, into that view's page, so each view
+held the whole data again (62 MB a view for 5,748 runs); ``share_view_data`` then moves
+the data of both views into one gzip-compressed ``report-data.js`` beside the pages, each
+data file once however many views hold it, and the one Allure application script into
+``allure-app.js``; a view page loads both with ``<script src>`` (allowed from disk),
+decompresses the data in the browser (``DecompressionStream``) and hands Allure each
+file, base64-encoded when first asked for. ``--served`` writes Allure's multi-file report
 instead (smaller, one JSON file per result, loaded with fetch), which must be served
 over http: ``python3 -m http.server -d OUT_DIR -b 127.0.0.1``. In both, the summary
 cards link ``<view>/index.html`` and Allure's web-analytics tag is removed: opening a
@@ -23,6 +29,9 @@ and are installed there with ``npm ci`` the first time they are missing.
 from __future__ import annotations
 
 import argparse
+import base64
+import gzip
+import hashlib
 import json
 import os
 import re
@@ -121,6 +130,95 @@ def finish_pages(report: Path) -> None:
         page.write_text(text, encoding="utf-8")
 
 
+SHARED_DATA = "report-data.js"  # every view's data files, gzip-compressed, each once
+SHARED_APP = "allure-app.js"  # the Allure application script of the view pages
+UNREAD_REGISTRY, UNREAD_SUMMARY = "test-results.json", "summary.json"  # left out of a report read from disk
+_DATA_SCRIPTS = re.compile(r'<script async>\s*window\.allureReportDataReady = false;.*?</script>\s*'
+                           r'<script defer>\s*Promise\.allSettled\(\[(?P<entries>.*?)\]\)\s*'
+                           r'\.then\(function\(\)\{\s*window\.allureReportDataReady = true;\s*\}\)\s*</script>', re.S)
+_ENTRY = re.compile(r'd\(("(?:[^"\\]|\\.)*"),"([A-Za-z0-9+/=]*)"\)')
+_APP_SCRIPT = re.compile(r'<script( [^>]*)? src="data:text/javascript;base64,([A-Za-z0-9+/=]+)"></script>')
+# Before the application runs: it reads its data from window.allureReportData (waiting until
+# it is ready) only when that is set when it starts, else it fetches files, which disk forbids.
+_DATA_FIRST = "<script>window.allureReportDataReady = false; window.allureReportData = {};</script>"
+_LOADER = """<script src="../%(data)s"></script>
+<script>
+(function () {
+  // pto-avs: this view's Allure data files, from the report's shared, gzip-compressed data
+  function base64(bytes) {
+    var text = "";
+    for (var i = 0; i < bytes.length; i += 32768) text += String.fromCharCode.apply(null, bytes.subarray(i, i + 32768));
+    return btoa(text);
+  }
+  // Set now, so the application asks for its data here (and waits until it is ready), not with fetch.
+  window.allureReportDataReady = false;
+  var data = window.allureReportData = window.allureReportData || {};
+  var packed = atob(window.ptoAvsReportData), bytes = new Uint8Array(packed.length);
+  for (var i = 0; i < packed.length; i++) bytes[i] = packed.charCodeAt(i);
+  var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  new Response(stream).text().then(function (text) {
+    var shared = JSON.parse(text), names = shared.views[%(view)s], encoder = new TextEncoder();
+    Object.keys(names).forEach(function (name) {
+      var file = shared.files[names[name]], encoded = null;
+      Object.defineProperty(data, name, {enumerable: true, get: function () {
+        if (encoded === null) encoded = file[0] === "b" ? file[1] : base64(encoder.encode(file[1]));
+        return encoded;
+      }});
+    });
+    window.ptoAvsReportData = null;
+    window.allureReportDataReady = true;
+  });
+})();
+</script>"""
+
+
+def share_view_data(report: Path) -> None:
+    """Move the data files Allure inlined into each view page into one shared, compressed
+    ``report-data.js`` (each file once) and the application script into ``allure-app.js``."""
+    files: dict[str, list] = {}  # digest -> ["t", UTF-8 text] or ["b", base64 of other bytes]
+    views: dict[str, dict] = {}
+    pages = {}
+    apps = set()
+    for view in VIEWS:
+        page = report / view / "index.html"
+        text = page.read_text(encoding="utf-8")
+        found = _DATA_SCRIPTS.search(text)
+        app = _APP_SCRIPT.findall(text)
+        if found is None or len(app) != 1:
+            raise RenderError(f"{page}: no inlined data or application script where Allure writes them "
+                              f"(Allure's single-file page changed?)")
+        entries = _ENTRY.findall(found.group("entries"))
+        if len(entries) != found.group("entries").count('d("'):
+            raise RenderError(f"{page}: a data file pto-avs cannot read back (Allure's single-file page changed?)")
+        names = views[view] = {}
+        for quoted, value in entries:
+            raw = base64.b64decode(value)
+            digest = hashlib.sha256(raw).hexdigest()[:24]
+            if digest not in files:
+                try:
+                    files[digest] = ["t", raw.decode("utf-8")]
+                except UnicodeDecodeError:
+                    files[digest] = ["b", value]
+            names[json.loads(quoted)] = digest
+        apps.add(app[0][1])
+        loader = _LOADER % {"data": SHARED_DATA, "view": json.dumps(view)}
+        page_text = text[:found.start()] + loader + text[found.end():]
+        pages[page] = _APP_SCRIPT.sub(lambda m: f'{_DATA_FIRST}<script{m.group(1) or ""} src="../{SHARED_APP}"></script>',
+                                      page_text)
+    if len(apps) != 1:
+        raise RenderError(f"the views' pages carry {len(apps)} different Allure application scripts, not one")
+    packed = gzip.compress(json.dumps({"files": files, "views": views}, separators=(",", ":")).encode(), 9, mtime=0)
+    (report / SHARED_DATA).write_text(f'window.ptoAvsReportData="{base64.b64encode(packed).decode()}";\n',
+                                      encoding="utf-8")
+    (report / SHARED_APP).write_bytes(base64.b64decode(apps.pop()))
+    for page, text in pages.items():
+        page.write_text(text, encoding="utf-8")
+    # Files a page opened from disk cannot read (file:// refuses fetch; the summary page has its
+    # cards inlined): Allure's registry of every result and each view's summary, 7 MB for 25,000 runs.
+    for unread in [report / UNREAD_REGISTRY, *(report / view / UNREAD_SUMMARY for view in VIEWS)]:
+        unread.unlink(missing_ok=True)
+
+
 def report_files(out: Path) -> list[tuple[Path, int]]:
     """The report's files and their sizes in bytes."""
     return [(p, p.stat().st_size) for p in sorted(Path(out).rglob("*")) if p.is_file()]
@@ -160,6 +258,8 @@ def render(results: Path, out: Path, name: str = "pto-avs", install: bool = True
                               + (f", no view {', '.join(missing)}" if missing else "")
                               + f"):\n{done.stdout}{done.stderr}")
         finish_pages(staged)
+        if single_file:
+            share_view_data(staged)
         atomic.replace_dir(staged, out, force=force, recognise=_earlier_report, how_to_force="--force")
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -26,7 +26,9 @@ if (!base) {
 const executablePath = process.env.PTO_AVS_CHROMIUM || '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const TIMEOUT_MS = 60000;  // a self-contained page of a full run is tens of MB
+// How long to wait for a page or an element: generous by default, since a loaded machine (a CI
+// runner, the whole test suite on every core) is slow; $PTO_AVS_BROWSER_TIMEOUT_MS sets it.
+const TIMEOUT_MS = Number(process.env.PTO_AVS_BROWSER_TIMEOUT_MS || 300000);
 
 // Status counts of a tree group, from the coloured segments of its status bar.
 const STATUS_RE = /(?:^|\s)styles_(failed|broken|passed|skipped|unknown)__/;

@@ -3,6 +3,8 @@
 Rendering itself (Allure 3 in Node.js) is checked end to end by test_reports_browser.py;
 these tests need neither Node.js nor a browser.
 """
+import base64
+import gzip
 import json
 from pathlib import Path
 
@@ -104,3 +106,54 @@ def test_a_summary_page_without_the_expected_cards_is_an_error(tmp_path):
     report = _pages(tmp_path / "report", SUMMARY_PAGE.replace('"href":"suites/"', '"href":""'))
     with pytest.raises(render.RenderError, match="no summary card linking suites/"):
         render.finish_pages(report)
+
+
+def _single_file_view(entries: dict, app: bytes = b"console.log('allure');") -> str:
+    """A view page as Allure 3.18's single-file mode writes it: the application inlined as a data
+    URL, then the data files, base64, in d(name, value) calls."""
+    calls = ",".join(f'd({json.dumps(name)},"{base64.b64encode(value).decode()}")' for name, value in entries.items())
+    return (f'<body><div id="app"></div>\n<script  src="data:text/javascript;base64,{base64.b64encode(app).decode()}">'
+            f'</script>\n    <script async>\n      window.allureReportDataReady = false;\n      window.allureReportData = '
+            f'window.allureReportData || {{}};\n      function d(name, value){{ window.allureReportData[name] = value; }}\n'
+            f'    </script>\n    <script defer>\n      Promise.allSettled([{calls}])\n        .then(function(){{\n'
+            f'          window.allureReportDataReady = true;\n        }})\n    \n</script>\n</body>')
+
+
+def test_views_share_one_compressed_copy_of_their_data(tmp_path):
+    result = json.dumps({"name": "case on golden:pto-v0", "status": "passed"}).encode()
+    picture = bytes(range(256))  # not UTF-8: kept as base64
+    per_view = {"adr": {"data/test-results/1.json": result, "widgets/tree.json": b'{"by":"adr"}',
+                        "data/attachments/p.png": picture},
+                "suites": {"data/test-results/1.json": result, "widgets/tree.json": b'{"by":"device"}'}}
+    report = tmp_path / "report"
+    report.mkdir()
+    for view, entries in per_view.items():
+        (report / view).mkdir()
+        (report / view / "index.html").write_text(_single_file_view(entries))
+        (report / view / render.UNREAD_SUMMARY).write_text("{}")
+    (report / render.UNREAD_REGISTRY).write_text("{}")
+    render.share_view_data(report)
+    # what a page opened from disk cannot fetch is left out
+    assert not list(report.rglob(render.UNREAD_SUMMARY)) and not (report / render.UNREAD_REGISTRY).exists()
+    assert (report / render.SHARED_APP).read_bytes() == b"console.log('allure');"
+    text = (report / render.SHARED_DATA).read_text()
+    shared = json.loads(gzip.decompress(base64.b64decode(text[text.index('"') + 1:text.rindex('"')])))
+    # The result both views hold is stored once; each view names its own files.
+    assert len(shared["files"]) == 4
+    for view, entries in per_view.items():
+        names = shared["views"][view]
+        assert sorted(names) == sorted(entries)
+        for name, value in entries.items():
+            kind, content = shared["files"][names[name]]
+            assert (content.encode() if kind == "t" else base64.b64decode(content)) == value
+        page = (report / view / "index.html").read_text()
+        assert "d(" not in page and "base64," not in page
+        assert f'src="../{render.SHARED_DATA}"' in page and f'src="../{render.SHARED_APP}"' in page
+        # the data object exists before the application starts (so it never fetches)
+        assert page.index("window.allureReportData = {}") < page.index(render.SHARED_APP)
+
+
+def test_a_view_page_in_another_shape_is_an_error_not_a_broken_report(tmp_path):
+    report = _pages(tmp_path / "report")
+    with pytest.raises(render.RenderError, match="Allure's single-file page changed"):
+        render.share_view_data(report)
