@@ -127,8 +127,14 @@ def _case_names(vector_id: str) -> frozenset:
     return frozenset(peek.labels)
 
 
-def test_rows_are_numbered_one_to_n():
-    assert [number for number, _, _ in ROWS] == list(range(1, len(ROWS) + 1))
+# Row numbers handed out to parallel work and never used (a row is never renumbered: code,
+# vectors and notes cite the numbers); any other gap, a repeat or a row out of order fails.
+UNUSED_NUMBERS = frozenset(range(36, 40)) | frozenset(range(54, 60)) | frozenset(range(61, 65))
+
+
+def test_rows_are_numbered_one_to_n_in_order():
+    numbers = [number for number, _, _ in ROWS]
+    assert numbers == sorted(set(range(1, numbers[-1] + 1)) - UNUSED_NUMBERS)
 
 
 def test_every_spec_choice_comment_names_a_row():
