@@ -282,12 +282,31 @@ def shipped():
     return spec_check.shipped_cases()
 
 
+# Shipped pto-v0 cases the spec build cannot run by design: their memory size differs from the
+# build's PTO_MODEL_MEMORY_BYTES (4096, a config bound fixed when the spec is built), so the
+# spec device answers "not supported" (recorded as such); the golden model runs them.
+OTHER_MEMORY_SIZE = {
+    "PTO-AVS-X-TLOAD-REF-001::memory-256-top", "PTO-AVS-X-TLOAD-REF-001::memory-256-page-fault",
+    "PTO-AVS-X-TLOAD-REF-001::memory-65536-top", "PTO-AVS-X-TSTORE-REF-001::memory-256-top",
+    "PTO-AVS-X-TSTORE-REF-001::memory-65536-page-fault",
+}
+
+
+def test_the_cases_of_another_memory_size_are_those_the_recording_does_not_support(shipped):
+    device = open_device(f"replay:{RECORDING}")
+    refused = {case.id for case in shipped if device.supports(case) is not None}
+    assert refused == OTHER_MEMORY_SIZE
+    assert all(case.state["memory"]["size"] != 4096 for case in shipped if case.id in OTHER_MEMORY_SIZE)
+
+
 def test_recording_answers_every_shipped_pto_v0_case_as_its_vector_expects(shipped):
     device = open_device(f"replay:{RECORDING}")
     assert device.capabilities.profile == "pto-v0" and "encoding" not in device.capabilities.aspects
     missing, disagreeing, agreeing_again = [], [], []
     for case in shipped:
         reason = device.supports(case) or (None if case.id in device.cases else "not in the recording")
+        if case.id in OTHER_MEMORY_SIZE:
+            continue
         if reason is not None:
             missing.append(f"{case.id}: {reason}")
             continue
@@ -317,7 +336,8 @@ def test_spec_check_on_the_recording_prints_agreement_per_operation(capsys, ship
     table = lines[header + 1:next(i for i, line in enumerate(lines) if line.startswith("all "))]
     rows = {line.split()[0]: [int(v) for v in line.split()[1:]] for line in table}
     assert set(rows) == {case.operation for case in shipped}
-    assert sum(row[0] for row in rows.values()) == len(shipped) - len(KNOWN_DISAGREEMENTS)  # the pass column
+    assert sum(row[0] for row in rows.values()) == len(shipped) - len(KNOWN_DISAGREEMENTS) - len(OTHER_MEMORY_SIZE)
+    assert sum(row[-1] for row in rows.values()) == len(OTHER_MEMORY_SIZE)  # the not-supported column
     assert status == (1 if KNOWN_DISAGREEMENTS else 0)
 
 

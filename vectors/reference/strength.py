@@ -603,4 +603,7 @@ def files(operations) -> dict:
             for op in operations}
 
 
-FAMILY = engine.Family("strength", OPERATIONS, files, owns=("PTO-AVS-X-*-STRENGTH-001.yaml",))
+# The files of its own operations only: other families (generate_rearrange) write their own
+# PTO-AVS-X-<OP>-STRENGTH-001 files.
+FAMILY = engine.Family("strength", OPERATIONS, files,
+                       owns=tuple(f"PTO-AVS-X-{op}-STRENGTH-001.yaml" for op in OPERATIONS))
