@@ -22,7 +22,7 @@ from .common import (Publication, quantization_scale_legal, quantization_zero_po
                      result_tile, rounding_name, status_bits)
 from .operation import OperationModule
 from .registry import REQUIRED, register
-from .tquant import DEFAULT_MULTIPLIER, DEFAULT_ZERO_POINT, scalars
+from .tquant import DEFAULT_MULTIPLIER, DEFAULT_ZERO_POINT, quantization_bindings_check, scalars
 
 NAME = "TDEQUANT"
 SOURCES = 1
@@ -47,18 +47,8 @@ def gpr_values_check(state: MachineState, block: BlockState):
 
 def closed_schema_check(state: MachineState, block: BlockState):
     """SelectedBundleClosedQuantizationSchemaLegal for TDEQUANT."""
-    if len(block.bindings) != 1 or block.shared:
-        raise tile_legality("TDEQUANT takes exactly one B.IOT and no B.IOS")
+    quantization_bindings_check(block, "TDEQUANT", ("CMode", "PadValue", "Canonicalize", "Layout", "Sat"))
     binding = block.bindings[0]
-    if not binding.destination or len(binding.sources) != 1 or not binding.last:
-        raise tile_legality("TDEQUANT's B.IOT must name one source and a new destination with L=1")
-    if not block.dims_legal():
-        raise tile_legality("TDEQUANT needs LB0 >= 1 and any present LB1/LB2 >= 1")
-    datr = block.datr
-    if datr is None or block.explicit_type() is None or any(
-            datr[name] for name in ("CMode", "PadValue", "Canonicalize", "Layout", "Sat")):
-        raise tile_legality("TDEQUANT needs B.DATR with a concrete DataType and zero CMode, PadValue, "
-                            "Canonicalize, Layout and Sat")
     if block.data_type.name not in SOURCE_TYPES or block.explicit_type().name != "FP32":
         raise tile_legality("TDEQUANT converts S8 or U8 to FP32")
     source = state.tiles[binding.sources[0]]

@@ -49,20 +49,27 @@ def gpr_values_check(state: MachineState, block: BlockState):
                             f"destination type")
 
 
-def closed_schema_check(state: MachineState, block: BlockState):
-    """SelectedBundleClosedQuantizationSchemaLegal."""
+def quantization_bindings_check(block: BlockState, name: str, zero_fields: tuple) -> None:
+    """The part of SelectedBundleClosedQuantizationSchemaLegal TQUANT and TDEQUANT share: one
+    B.IOT (one source, a new destination, L=1), no B.IOS, legal LB dims, and a B.DATR with a
+    concrete DataType whose ``zero_fields`` are zero (Fault_TileLegality)."""
     if len(block.bindings) != 1 or block.shared:
-        raise tile_legality("TQUANT takes exactly one B.IOT and no B.IOS")
+        raise tile_legality(f"{name} takes exactly one B.IOT and no B.IOS")
     binding = block.bindings[0]
     if not binding.destination or len(binding.sources) != 1 or not binding.last:
-        raise tile_legality("TQUANT's B.IOT must name one source and a new destination with L=1")
+        raise tile_legality(f"{name}'s B.IOT must name one source and a new destination with L=1")
     if not block.dims_legal():
-        raise tile_legality("TQUANT needs LB0 >= 1 and any present LB1/LB2 >= 1")
+        raise tile_legality(f"{name} needs LB0 >= 1 and any present LB1/LB2 >= 1")
     datr = block.datr
-    if datr is None or block.explicit_type() is None or any(
-            datr[name] for name in ("CMode", "PadValue", "Canonicalize", "Layout")):
-        raise tile_legality("TQUANT needs B.DATR with a concrete DataType and zero CMode, PadValue, "
-                            "Canonicalize and Layout")
+    if datr is None or block.explicit_type() is None or any(datr[field] for field in zero_fields):
+        raise tile_legality(f"{name} needs B.DATR with a concrete DataType and zero "
+                            + ", ".join(zero_fields))
+
+
+def closed_schema_check(state: MachineState, block: BlockState):
+    """SelectedBundleClosedQuantizationSchemaLegal."""
+    quantization_bindings_check(block, "TQUANT", ("CMode", "PadValue", "Canonicalize", "Layout"))
+    binding = block.bindings[0]
     if block.data_type.name != "FP32" or block.explicit_type().name not in ("S8", "U8"):
         raise tile_legality("TQUANT converts FP32 to S8 or U8")
     source = state.tiles[binding.sources[0]]
