@@ -340,15 +340,12 @@ def resolve_destination(state: MachineState, block: BlockState, shape=None, dtyp
     return resolve_destinations(state, block, [(shape, dtype)])[0]
 
 
-def resolve_destinations(state: MachineState, block: BlockState, specs):
-    """ResolveBundleTileDestinationsWithShapeAndType for every destination binding, in
-    binding order: ``specs`` holds one (shape, dtype) per destination (None as in
-    ``resolve_destination``). Each is renamed to the first free index of its hand not
-    taken by an earlier one, then the capacity of all together is checked, then every
-    shape, before any descriptor is built; returns [(index, tile)], nothing published."""
-    bindings = block.destinations()
+def rename_destinations(state: MachineState, block: BlockState) -> list:
+    """Every destination binding renamed, in binding order, to the first free TileIndex of
+    its hand not taken by an earlier one, then the capacity of all together checked
+    (Fault_TileAllocation); returns the indices, nothing allocated."""
     reserved, indices = set(), []
-    for binding in bindings:
+    for binding in block.destinations():
         hand = binding.hand
         index = next((i for i in range(hand * 16, hand * 16 + 16)
                       if state.tiles[i] is None and i not in reserved), None)
@@ -356,9 +353,20 @@ def resolve_destinations(state: MachineState, block: BlockState, specs):
             raise tile_allocation(f"no free TileIndex in hand {'TUMN'[hand]}")
         reserved.add(index)
         indices.append(index)
-    required = sum(allocation_bytes(b.mask, b.size_bytes) for b in bindings)
+    required = sum(allocation_bytes(b.mask, b.size_bytes) for b in block.destinations())
     if state.capacity_in_use() + required > state.tile_capacity:
         raise tile_allocation("tile capacity exceeded")
+    return indices
+
+
+def resolve_destinations(state: MachineState, block: BlockState, specs):
+    """ResolveBundleTileDestinationsWithShapeAndType for every destination binding, in
+    binding order: ``specs`` holds one (shape, dtype) per destination (None as in
+    ``resolve_destination``). Each is renamed to the first free index of its hand not
+    taken by an earlier one, then the capacity of all together is checked, then every
+    shape, before any descriptor is built; returns [(index, tile)], nothing published."""
+    bindings = block.destinations()
+    indices = rename_destinations(state, block)
     shapes = []
     for binding, (shape, dtype) in zip(bindings, specs):
         dtype = dtype or block.effective_type()

@@ -30,13 +30,13 @@ from typing import Optional
 import numpy as np
 
 from .. import dtypes
-from ..block import BlockState, Unmodelled, check_fpatr_fields
+from ..block import BlockState, Unmodelled, check_fpatr_fields, rename_destinations
 from ..encoding.names import FPATR_FIELDS
 from ..faults import bundle_control, tile_allocation, tile_legality
 from ..layouts import MODEL_TILE_ELEMENTS, derived_rows
 from ..numeric import scaled_fma_fp32
 from ..numeric.ieee_float import add as ieee_add
-from ..state import (MachineState, allocation_bytes, cube_descriptor_legal, cube_shape_legal,
+from ..state import (MachineState, cube_descriptor_legal, cube_shape_legal,
                      info_descriptor_legal, new_cube_tile, new_ordinary_tile, shape_legal)
 from . import postprocess as pp
 from .common import Publication, cube_result_tile, normalize_integer
@@ -315,18 +315,7 @@ def _allocate(state: MachineState, block: BlockState, m: int, n: int, layout: st
     check capacity and shapes; build the descriptors (not yet published)."""
     fpatr = controls.fpatr
     limit = state.tile_capacity
-    reserved, indices, required = set(), [], 0
-    for binding in block.destinations():
-        required += allocation_bytes(binding.mask, binding.size_bytes)
-        hand = binding.hand
-        index = next((i for i in range(hand * 16, hand * 16 + 16)
-                      if state.tiles[i] is None and i not in reserved), None)
-        if index is None:
-            raise tile_allocation(f"no free TileIndex in hand {'TUMN'[hand]}")
-        reserved.add(index)
-        indices.append(index)
-    if state.capacity_in_use() + required > limit:
-        raise tile_allocation("tile capacity exceeded")
+    indices = rename_destinations(state, block)
     tiles = []
     output = controls.output_type
     intermediate = dtypes.dtype(controls.accumulator)
