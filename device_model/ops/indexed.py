@@ -34,7 +34,7 @@ import numpy as np
 from ..faults import tile_legality
 from ..state import MachineState, descriptor_legal, source_contents_defined, source_encodings_valid
 from .common import Publication, result_tile
-from .operation import Operation
+from .rearrange import OpenSchema
 from .registry import REQUIRED
 
 U64 = np.uint64
@@ -55,7 +55,7 @@ def index_rows(index_tile):
     return low, negative
 
 
-class TileIndexed(Operation):
+class TileIndexed(OpenSchema):
     """TGATHER (``scatter`` False) or TSCATTER (True)."""
 
     SOURCES = 2  # the values, then the row indices
@@ -67,13 +67,7 @@ class TileIndexed(Operation):
         self.NAME, self.HANDLER, self.LEGALITY = name, name, f"TileOperandsLegal_{name}"
         self.scatter = scatter
 
-    # --- bundle: the open path ---------------------------------------------------
-    def closed_schema_check(self, state: MachineState, block) -> None:
-        """No closed schema: the operand rules decide."""
-
-    def destination_shape(self, state: MachineState, block):
-        return block.derived_shape(state)
-
+    # --- bundle: the open path (OpenSchema) ---------------------------------------
     def execute_bundle(self, state: MachineState, block, index: int, destination, profile: str) -> Publication:
         tiles = list(state.tiles)
         tiles[index] = destination

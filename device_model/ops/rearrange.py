@@ -62,7 +62,19 @@ def encodings_legal(tile: Tile, limit: int) -> bool:
     return carrier_only(tile.dtype) or source_encodings_valid(tile, limit)
 
 
-class TileRearrangement(Operation):
+class OpenSchema(Operation):
+    """The open bundle schema (no SelectedBundleClosed*SchemaLegal): the operand rules
+    decide, and the destination takes ``BlockState.derived_shape``. The rearrangements
+    and the row-indexed kind (``indexed.TileIndexed``) take it."""
+
+    def closed_schema_check(self, state: MachineState, block) -> None:
+        """No closed schema: the operand rules decide."""
+
+    def destination_shape(self, state: MachineState, block):
+        return block.derived_shape(state)
+
+
+class TileRearrangement(OpenSchema):
     """One rearrangement (a registry entry): the open-schema TEPL flow, the operands read
     from the block or the call, then the operation's ``operands_check`` and ``arrange``."""
 
@@ -76,12 +88,6 @@ class TileRearrangement(Operation):
         self.naturals = tuple(a for a in self.ARGUMENTS if a in self.NATURALS)
 
     # --- the TEPL flow's hooks ---------------------------------------------
-    def closed_schema_check(self, state: MachineState, block) -> None:
-        """No closed schema: the operand rules decide."""
-
-    def destination_shape(self, state: MachineState, block):
-        return block.derived_shape(state)
-
     def execute_bundle(self, state: MachineState, block, index: int, destination, profile: str) -> Publication:
         tiles = list(state.tiles)
         tiles[index] = destination
