@@ -14,7 +14,9 @@ device suffix only when several devices run). Devices are opened when that modul
 collected, before any vector is read; a file is read only when its collector is
 collected, so ``pytest avs/test_conformance.py::<ID>`` reads one file and a ``-k`` or
 ``--adr`` selection skips the files none of whose cases it could select. Each xdist
-worker does this separately; cases run in batches per device. A device that cannot be
+worker does this separately; cases run in batches per device, a batch holding the next
+items this process runs (on an xdist worker: of the items it was given, so under ``-n`` no
+case runs twice, tests/runner/test_runner_xdist_batches.py). A device that cannot be
 opened fails its own cases (``device error``) while the others run; when no device
 opens, collection stops with the reasons.
 
@@ -209,23 +211,22 @@ class DeviceSlot:
         self._support.pop(case.id, None)
 
     def observe(self, case: Case, session):
-        """The device's observation of ``case``, executing it with the next cases of the run."""
+        """The device's observation of ``case``, executing it with the next cases this process
+        will run (under xdist: only the items this worker was given, so no case runs twice)."""
         if case.id not in self._observations:
-            if self._queue is None:
-                self._queue = [it.case for it in session.items if isinstance(it, CaseItem) and it.slot is self]
-                self._position = {c.id: i for i, c in enumerate(self._queue)}
-            start = self._position.get(case.id)
+            upcoming = _upcoming_cases(session, self)
+            if upcoming is None:  # not an xdist worker: items run in collection order
+                if self._queue is None:
+                    self._queue = [it.case for it in session.items if isinstance(it, CaseItem) and it.slot is self]
+                    self._position = {c.id: i for i, c in enumerate(self._queue)}
+                start = self._position.get(case.id)
+                upcoming = self._queue[start + 1:] if start is not None else []
             chunk = [case]
-            if start is not None:
-                # Items run in collection order; what an earlier chunk left for items before this
-                # one went to another xdist worker (if it is asked for after all, it runs again).
-                for stale in [cid for cid in self._observations if self._position.get(cid, start) < start]:
-                    del self._observations[stale]
-                for later in self._queue[start + 1:]:
-                    if len(chunk) >= self.batch_size:
-                        break
-                    if later.id not in self._observations and self.unsupported(later) is None:
-                        chunk.append(later)
+            for later in upcoming:
+                if len(chunk) >= self.batch_size:
+                    break
+                if later.id != case.id and later.id not in self._observations and self.unsupported(later) is None:
+                    chunk.append(later)
             for c, observation in zip(chunk, self._execute(chunk)):
                 self._observations[c.id] = observation
                 if self.recording is not None:
@@ -247,6 +248,28 @@ class DeviceSlot:
 
     def close(self) -> None:
         self.device.close()
+
+
+def _upcoming_cases(session, slot) -> Optional[list]:
+    """On an xdist worker, the cases of ``slot`` among the items this worker has been given and
+    not yet run, in the order it will run them (None: not a worker).
+
+    The worker's queue is pytest-xdist's own (``WorkerInteractor``: the next item's index and the
+    pending ones; 3.x); where it cannot be read, the answer is no later case (a batch of one),
+    never a case that another worker may be given. A case looked ahead at and then taken away by
+    ``--dist worksteal`` runs again on the worker that took it."""
+    if not hasattr(session.config, "workerinput"):
+        return None
+    interactor = next((plugin for plugin in session.config.pluginmanager.get_plugins()
+                       if hasattr(plugin, "torun") and hasattr(plugin, "nextitem_index")), None)
+    try:
+        with interactor.torun.lock() as pending:
+            indices = [interactor.nextitem_index, *pending]
+    except Exception:  # another pytest-xdist: no look-ahead
+        return []
+    items = session.items
+    return [items[i].case for i in indices
+            if isinstance(i, int) and 0 <= i < len(items) and isinstance(items[i], CaseItem) and items[i].slot is slot]
 
 
 class UnopenedSlot:

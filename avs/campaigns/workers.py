@@ -9,12 +9,13 @@ the plugin's ``--record``: each worker records the answers of the items it ran a
 the controller merges the parts into one file, written whole or not at all (the
 plugin's recording, ``avs/pytest_plugin.py``).
 
-A device runs a batch of consecutive items at a time (``--batch-size``), looking ahead in
-the collection; under xdist's ``load`` distribution the next items of a batch may go to
-another worker, which runs them again. So this module, loaded on every worker
+A device runs a batch of items at a time (``--batch-size``); on an xdist worker a batch
+holds only items that worker was given (the plugin reads the worker's queue), so no case
+runs twice under any distribution, but under xdist's ``load`` distribution a worker is given
+few items at a time and its batches shrink. So this module, loaded on every worker
 (``-p pto_avs.avs.campaigns.workers``), marks each run of ``--batch-size`` consecutive
 items as one ``xdist_group`` and the cases run under ``--dist loadgroup``: a batch is
-one group, on one worker, run once. A batch is an equal share of each worker, at most
+one group, given whole to one worker, one device call. A batch is an equal share of each worker, at most
 the command's largest batch (spec-check: 500 cases, its own chunk). A remote host needs pto-avs installed
 and the same checkout at the same path (node IDs and ``--vectors`` paths are this
 machine's). Progress counts the items the workers report.
