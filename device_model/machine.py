@@ -39,6 +39,7 @@ from .encoding import assemble, decode, disassemble, raw_instruction
 from .encoding.assembler import parse_tile
 from .encoding.names import CMODE_NAMES, LAYOUT_CODES, ROUNDING_CODES
 from .faults import Fault
+from .feature_map import describe as describe_feature_map
 from .layouts import (cube_geometry, derived_rows, generic_indexing_permitted, is_cube, layout_name,
                       location_name)
 from .numeric import PROFILES
@@ -259,6 +260,20 @@ class Machine:
         if tile is None:
             raise ValueError(f"write_tile({index}): the tile is not configured")
         self._state.tiles[index] = _written(tile, words, defined, f"write_tile({index})")
+
+    def configure_feature_map(self, index, **fields) -> None:
+        """Set tile ``index``'s feature-map descriptor (ConfigureTileFeatureMapDescriptor: the
+        tile must be allocated; ``feature_map.describe`` gives the fields and their defaults).
+        Reallocating the tile invalidates it."""
+        index = _tile_index(index)
+        tile = self._state.tiles[index]
+        if tile is None:
+            raise ValueError(f"configure_feature_map({index}): the tile is not configured")
+        try:
+            descriptor = describe_feature_map(fields)
+        except ValueError as exc:
+            raise ValueError(f"configure_feature_map({index}): {exc}") from None
+        self._state.tiles[index] = tile.with_descriptor(feature_map=descriptor)
 
     # --- execution ---------------------------------------------------------
     def run(self, program) -> RunResult:

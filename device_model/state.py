@@ -117,6 +117,9 @@ class Tile:
     payload: np.ndarray = field(repr=False)  # uint64 by storage index
     defined: np.ndarray = field(repr=False)  # bool by storage index
     storage_kind: str = NUMERIC
+    # The register's TileFeatureMapDescriptor (feature_map.FeatureMap), or None: invalid. A new
+    # allocation is a new Tile without one; content writes (with_contents) keep it.
+    feature_map: Optional[object] = None
 
     @property
     def predicate(self) -> bool:
