@@ -29,6 +29,7 @@ any BSTART does, and the completed block's effects are kept.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Optional
 
 import numpy as np
@@ -285,7 +286,7 @@ class Machine:
                     publication = registry.find(step.call["call"]).direct(self._state, step.call, self.profile)
                     self._state = publication.apply(self._state)
                 else:
-                    decoded = decode(step.word, step.length)
+                    decoded = _decoded(step.word, step.length)
                     self._state, self._block = execute(decoded, self._state, self._block, self.profile)
             except Fault as fault:
                 self._block = BlockState()
@@ -330,6 +331,9 @@ def _word(value, what: str) -> int:
     return value & WORD_MASK
 
 
+_TYPE_OF = np.frompyfunc(type, 1, 1)
+
+
 def _words_array(words, what: str) -> np.ndarray:
     array = words if isinstance(words, np.ndarray) else np.asarray(words, dtype=object)
     if array.ndim != 2:
@@ -338,8 +342,12 @@ def _words_array(words, what: str) -> np.ndarray:
         return array.astype(np.uint64)
     if array.dtype.kind == "i":
         return array.astype(np.int64).astype(np.uint64)
-    return np.vectorize(lambda v: _word(v, what), otypes=[np.uint64])(array) if array.size else \
-        array.astype(np.uint64)
+    if not array.size:
+        return array.astype(np.uint64)
+    if array.dtype == object and set(_TYPE_OF(array).ravel().tolist()) == {int} \
+            and not (array < -(1 << 63)).any() and not (array > WORD_MASK).any():
+        return (array & WORD_MASK).astype(np.uint64)  # plain ints that fit: what _word gives, whole tile at once
+    return np.vectorize(lambda v: _word(v, what), otypes=[np.uint64])(array)  # names the first bad value
 
 
 def _configured_tile(where: str, dtype, capacity: int, cols, valid, layout, location, mask, limit: int):
@@ -412,12 +420,26 @@ def _tile_index(value) -> int:
     raise ValueError(f"tile {value!r} must be a TileIndex 0..63 or a name like T1/U0")
 
 
+@lru_cache(maxsize=8192)
+def _assembled(text: str) -> tuple:
+    """The steps of one assembly-text item (pure; a cases' programs repeat their texts, so
+    each is assembled once; text that does not assemble raises every time, as it is not cached)."""
+    return tuple(_Step(ins.text, ins.word, ins.length) for ins in assemble(text))
+
+
+@lru_cache(maxsize=8192)
+def _decoded(word: int, length: int):
+    """``decode``, once per word (pure; an illegal word raises its Fault every time, uncached).
+    The executor reads a decoded command's fields and never writes them."""
+    return decode(word, length)
+
+
 def _prepare(program) -> list:
     items = [program] if isinstance(program, str) else list(program)
     steps = []
     for number, item in enumerate(items):
         if isinstance(item, str):
-            steps.extend(_Step(ins.text, ins.word, ins.length) for ins in assemble(item))
+            steps.extend(_assembled(item))
         elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
             ins = raw_instruction(int(item))
             steps.append(_Step(disassemble(ins.word, ins.length), ins.word, ins.length))

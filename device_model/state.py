@@ -183,10 +183,20 @@ class Tile:
         return not bool((self.valid_words() & np.uint64(self.dtype.must_be_zero)).any())
 
     def with_contents(self, payload: np.ndarray, defined: np.ndarray) -> "Tile":
-        return replace(self, payload=payload, defined=defined)
+        return self._copied({"payload": payload, "defined": defined})
 
     def with_descriptor(self, **changes) -> "Tile":
-        return replace(self, **changes)
+        return self._copied(changes)
+
+    def _copied(self, changes: dict) -> "Tile":
+        """``dataclasses.replace`` without its per-call field walk (a tile is copied on every
+        write and result); a name that is no field still goes through ``replace``'s TypeError."""
+        if not changes.keys() <= self.__dict__.keys():
+            return replace(self, **changes)
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.__dict__.update(changes)
+        return new
 
 
 def blank_tile(dtype, layout: str, location: str, capacity: int, rows: int, cols: int,

@@ -67,6 +67,7 @@ TABLE_TYPES = ("E4M3", "E5M2")
 BINARY_OPS = ("ADD", "SUB", "MUL", "DIV")
 UNARY_OPS = ("SQRT",)
 CHUNK = 1 << 15  # elements per block: the float64 temporaries stay in cache
+SMALL_BLOCK = 512  # add/sub blocks of at most this many lanes always take TwoSum (no exactness test)
 TABLE_MIN = 4096  # smaller FP8 arrays run the exact kernel (a table costs one exact run of 65,536 pairs)
 
 _F64 = np.float64
@@ -248,7 +249,9 @@ def _float_block(op, fmt: _Format, mode, la, lb, out_w, out_f, scratch: _Scratch
     w = fmt.round_nearest(y, c64, any_value=op == "FMA")
     np.subtract(c64, y, out=diff)
     residual = None
-    if op == "FMA" or (op in ("ADD", "SUB") and not _sum_is_exact(fmt, la, lb)):  # TwoSum: y + residual == a + b
+    # TwoSum (y + residual == a + b, exact whatever the operands) unless every sum is known exact;
+    # on a small block the test costs more than TwoSum itself
+    if op == "FMA" or (op in ("ADD", "SUB") and (k <= SMALL_BLOCK or not _sum_is_exact(fmt, la, lb))):
         bv = scratch.t[:k]
         np.subtract(y, a, out=bv)
         residual = y - bv

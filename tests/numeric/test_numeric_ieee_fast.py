@@ -163,6 +163,20 @@ def test_crafted_operands_every_mode(dtype, op):
 
 
 @pytest.mark.parametrize("dtype", ["FP32", "FP16", "BF16"])
+@pytest.mark.parametrize("op", ["ADD", "SUB"])
+def test_sums_of_small_blocks_take_twosum_unasked(dtype, op, monkeypatch):
+    """A block of at most SMALL_BLOCK lanes takes TwoSum without the exactness test: the
+    crafted pairs through that path (every block counted small), and in pieces of that size."""
+    a, b = crafted_pairs(dtype, 1 << 14, seed=hash((dtype, op, "small")) & 0xFFFF)
+    piece = ieee_fast.SMALL_BLOCK
+    for mode in MODES[:3]:
+        assert sum(_check(op, dtype, mode, a[i:i + piece], b[i:i + piece]) for i in range(0, a.size, piece)) == a.size
+    monkeypatch.setattr(ieee_fast, "SMALL_BLOCK", 1 << 30)
+    for mode in MODES:
+        _check(op, dtype, mode, a, b)
+
+
+@pytest.mark.parametrize("dtype", ["FP32", "FP16", "BF16"])
 def test_fma_crafted_operands_every_mode(dtype):
     a, b, c = crafted_triples(dtype, 1 << 14, seed=len(dtype) * 7)
     for mode in MODES:
