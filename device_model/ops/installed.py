@@ -10,7 +10,9 @@ from . import (tcolexpand, tcolexpandadd, tcolexpanddiv, tcolexpandexpdif, tcole
                trowexpandmul, trowexpandsub)
 from . import (tcolargmax, tcolargmin, tcolmax, tcolmin, tcolprod, tcolsum, trowargmax,  # noqa: F401
                trowargmin, trowmax, trowmin, trowprod, trowsum)
-from . import tconcat, textract, tfillpad, tinsert, ttrans  # noqa: F401
+from . import tconcat, textract, tfillpad, timg2col, tinsert, ttrans  # noqa: F401
 from . import tci, tdequant, tgather, thistogram, tscatter, ttri  # noqa: F401
 from . import tmrgsort, tsort  # noqa: F401
 from . import tload, tprefetch, tstore  # noqa: F401  (the memory flow)
+from . import gmov, tmov  # noqa: F401  (the tile-to-tile moves)
+from . import mgather, mgather_cas, mgather_mask, mscatter, mscatter_mask  # noqa: F401  (the indexed memory flow)
