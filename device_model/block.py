@@ -65,7 +65,7 @@ class BlockState:
     active: bool = False
     operation: Optional[str] = None  # the registered operation the BSTART selected
     matrix: bool = False  # CUBE (Matrix) operation class
-    data_type: Optional[dtypes.DataType] = None  # the BSTART DataType
+    data_type: Optional[dtypes.DataType] = None  # the BSTART DataType (None: DTYPE_NONE)
     datr: Optional[dict] = None
     fpatr: Optional[dict] = None
     dims: list = field(default_factory=lambda: [None, None, None])
@@ -232,8 +232,10 @@ def _start(key: str, f: dict, state: MachineState, block: BlockState, profile: s
     entry = registry.find(operation)
     if entry is None:
         raise Unmodelled(f"{operation or key} is outside the modelled operations", state)
+    # BSTART.TMOV also decodes DTYPE_NONE (31): no concrete type (None), which TMOV resolves
+    # from its source (ResolveBundleEffectiveDataType).
     return state, BlockState(active=True, operation=operation, matrix=entry.MATRIX,
-                             data_type=dtypes.BY_CODE[f["DataType"]])
+                             data_type=dtypes.BY_CODE.get(f["DataType"]))
 
 
 def check_fpatr_fields(f):

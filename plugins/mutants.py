@@ -1423,3 +1423,23 @@ def _memory_events_reversed():
             return original(*arguments)[::-1]
         return events
     return (Patch(f"{MEMORY}:load_events", make), Patch(f"{MEMORY}:store_events", make))
+
+
+@mutant("move-drops-padding", "TMOV and GMOV copy the source's valid region only and leave the destination's "
+        "padding as allocated (undefined), instead of the whole payload and definedness")
+def _move_drops_padding():
+    def copied(destination, source):
+        payload, defined = destination.payload.copy(), destination.defined.copy()
+        index = source.valid_index
+        payload[index], defined[index] = source.payload[index], source.defined[index]
+        return destination.with_contents(payload, defined)
+    return (Patch("pto_avs.device_model.ops.movement:copied", replace_with(copied)),)
+
+
+@mutant("gmov-peer-of-pe0-only", "GMOV range-checks PE 0's peer_tid and takes it for every PE (one GPR file), so "
+        "another PE's peer_tid outside 0..3 is accepted")
+def _gmov_peer_of_pe0_only():
+    def peer_tids(state, block):
+        first = state.read_gpr(block.ior["RegSrc0"]) if block.ior is not None else 0
+        return [first] * 4
+    return (Patch("pto_avs.device_model.ops.movement:PeerMove.peer_tids", replace_with(staticmethod(peer_tids))),)

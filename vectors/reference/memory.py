@@ -118,3 +118,14 @@ class Memory:
         for agent, address in accesses:
             self.events.append({"kind": "Load", "agent": agent, "address": address, "size": size,
                                 "read": self.read(address, size), "write": 0, "order": "Relaxed"})
+
+
+def move(destination, source):
+    """TMOV and GMOV (tile/model/memory/shared-movement.asl): the destination keeps its descriptor
+    and takes the source's payload and per-element definedness at every coordinate (padding
+    included); no memory access. ``destination`` and ``source`` are reference Grids of one shape."""
+    assert (destination.rows, destination.cols) == (source.rows, source.cols)
+    out = destination.copy()
+    out.words = [list(row) for row in source.words]
+    out.defined = [list(row) for row in source.defined]
+    return out
