@@ -868,7 +868,7 @@ def _check_state(state: dict) -> Optional[str]:
         if tile["index"] in seen:
             return f"{where}.index: tile {tile['index']} is described twice"
         seen.add(tile["index"])
-        problem = _check_grid_values(tile, where, tile["valid"])
+        problem = _check_grid_values(tile, where, tile["valid"]) or _check_feature_map(tile, where)
         if problem:
             return problem
         if tile.get("storage_kind") == "predicate":
@@ -915,6 +915,21 @@ def _check_state(state: dict) -> Optional[str]:
             r, c = parse_coordinate(key)
             if r >= rows or c >= cols:
                 return f"{where}.elements.{key}: coordinate outside the {rows}x{cols} tile"
+    return None
+
+
+def _check_feature_map(tile: dict, where: str) -> Optional[str]:
+    """A feature-map descriptor the model can hold (the field ranges of
+    ConfigureTileFeatureMapDescriptor); whether it is structurally valid is the operation's
+    question (an invalid one is a fault to test, not a malformed vector)."""
+    if "feature_map" not in tile:
+        return None
+    from ..device_model.feature_map import FeatureMapError, describe
+
+    try:
+        describe(tile["feature_map"])
+    except FeatureMapError as exc:
+        return f"{where}.feature_map{'.' + exc.field if exc.field else ''}: {exc.problem}"
     return None
 
 

@@ -104,33 +104,41 @@ def _output(padded: int, taps: int, dilation: int, stride: int) -> int:
 FIELD_NAMES = tuple(f.name for f in fields(FeatureMap))
 
 
+class FeatureMapError(ValueError):
+    """A feature-map description the model cannot hold; ``field`` names the field (or "")."""
+
+    def __init__(self, field: str, problem: str):
+        super().__init__(f"feature map field {field!r}: {problem}" if field else f"feature map: {problem}")
+        self.field, self.problem = field, problem
+
+
 def describe(spec: dict) -> FeatureMap:
     """A ``FeatureMap`` from a mapping of its fields (the vector format's ``feature_map``),
     with the defaults: layout NC1HWC0, depth, strides and dilations 1, paddings 0, logical
-    channels C1*C0, padding value 0, not transposed, valid. ValueError names a field that is
-    unknown, missing, of the wrong type or outside its range."""
+    channels C1*C0, padding value 0, not transposed, valid. ``FeatureMapError`` (a ValueError)
+    names a field that is unknown, missing, of the wrong type or outside its range."""
     if not isinstance(spec, dict):
-        raise ValueError(f"feature map must be a mapping of its fields, not {type(spec).__name__}")
+        raise FeatureMapError("", f"a mapping of its fields is needed, not {type(spec).__name__}")
     unknown = sorted(set(spec) - set(FIELD_NAMES))
     if unknown:
-        raise ValueError(f"feature map field {unknown[0]!r} is not one of {', '.join(FIELD_NAMES)}")
+        raise FeatureMapError(unknown[0], f"not a field (the fields: {', '.join(FIELD_NAMES)})")
     missing = [name for name in REQUIRED if name not in spec]
     if missing:
-        raise ValueError(f"feature map field {missing[0]!r} is missing")
+        raise FeatureMapError(missing[0], "missing")
     values = {"layout": "NC1HWC0", "depth": 1, "stride_height": 1, "stride_width": 1, "dilation_height": 1,
               "dilation_width": 1, "pad_left": 0, "pad_right": 0, "pad_top": 0, "pad_bottom": 0, "padding": 0,
               "transposed": False, "valid": True, **spec}
     values.setdefault("logical_channels", values["channel_groups"] * values["channels_per_group"])
     if values["layout"] not in LAYOUTS:
-        raise ValueError(f"feature map field 'layout': {values['layout']!r} is not one of {', '.join(LAYOUTS)}")
+        raise FeatureMapError("layout", f"{values['layout']!r} is not one of {', '.join(LAYOUTS)}")
     for name, (low, high) in RANGES.items():
         value = values[name]
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise ValueError(f"feature map field {name!r}: {value!r} is not an integer {low}..{high}")
+            raise FeatureMapError(name, f"{value!r} is not an integer {low}..{high}")
     padding = values["padding"]
     if isinstance(padding, bool) or not isinstance(padding, int) or not 0 <= padding <= WORD_MASK:
-        raise ValueError(f"feature map field 'padding': {padding!r} is not a 64-bit Word")
+        raise FeatureMapError("padding", f"{padding!r} is not a 64-bit Word")
     for name in ("transposed", "valid"):
         if not isinstance(values[name], bool):
-            raise ValueError(f"feature map field {name!r}: {values[name]!r} is not true or false")
+            raise FeatureMapError(name, f"{values[name]!r} is not true or false")
     return FeatureMap(**values)

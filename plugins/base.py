@@ -37,6 +37,9 @@ class Capabilities:
     memory: bool = False
     events: bool = False
     shared_tiles: bool = False
+    # Protocol 1.2: whether the device sets the per-tile feature-map descriptors (``feature_maps``:
+    # a state tile's ``feature_map``, which TIMG2COL reads).
+    feature_maps: bool = False
 
 
 class Device(ABC):
@@ -85,17 +88,19 @@ def case_dtypes(case: Case) -> set:
 
 
 # What a case may need beyond tiles (the Capabilities flag of each), in the words of a refusal.
-NEEDS = ("memory", "events", "shared_tiles")
+NEEDS = ("memory", "events", "shared_tiles", "feature_maps")
 NEED_WORDS = {"memory": "model global memory (initial bytes, memory read-back, data-fault address)",
               "events": "record the memory-event log",
-              "shared_tiles": "model the shared tile registers S0..S255"}
+              "shared_tiles": "model the shared tile registers S0..S255",
+              "feature_maps": "set the per-tile feature-map descriptors (TIMG2COL)"}
 MEMORY_EXPECTATIONS = ("memory", "memory_unchanged", "fault_address")
 
 
 def case_needs(case: Case) -> list[str]:
     """Which of ``NEEDS`` a case needs: ``memory`` when its state gives a memory or it expects memory
     bytes, an unchanged memory or a fault address; ``events`` when it expects memory events;
-    ``shared_tiles`` when its state or expectations give shared tiles (``one_of`` entries count)."""
+    ``shared_tiles`` when its state or expectations give shared tiles (``one_of`` entries count);
+    ``feature_maps`` when a state tile has a feature-map descriptor."""
     state, expect = case.state, case.expect
     outcomes = [expect, *(entry for entry in expect.get("one_of") or () if isinstance(entry, dict))]
     needs = []
@@ -105,6 +110,8 @@ def case_needs(case: Case) -> list[str]:
         needs.append("events")
     if state.get("shared_tiles") or any(o.get("shared_tiles") for o in outcomes):
         needs.append("shared_tiles")
+    if any(tile.get("feature_map") is not None for tile in state.get("tiles") or ()):
+        needs.append("feature_maps")
     return needs
 
 

@@ -29,7 +29,7 @@ class GoldenDevice(Device):
         self._machine_class = Machine
         self.capabilities = Capabilities(profile=profile, direct_calls=True,
                                          operations=frozenset(registry.names()),
-                                         memory=True, events=True, shared_tiles=True)
+                                         memory=True, events=True, shared_tiles=True, feature_maps=True)
 
     def execute(self, case: Case) -> Observation:
         machine = self._machine_class(profile=self.capabilities.profile)
@@ -84,6 +84,8 @@ def _set_up(machine, state: dict) -> None:
         view = machine.snapshot().tiles[index]
         words, defined = initial_arrays(tile, view.rows, view.cols)
         machine.write_tile(index, words, defined)
+        if tile.get("feature_map") is not None:  # set after the contents, as the harness does
+            machine.configure_feature_map(index, **tile["feature_map"])
 
 
 def _observe(snap, result) -> Observation:

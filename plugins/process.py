@@ -1,7 +1,7 @@
 """The process device: an external program speaking the pto-avs device protocol.
 
 ``--device process:<command line>`` starts the program and exchanges JSON lines
-with it over stdin/stdout (``plugins/protocol.md``, version 1.1): the program
+with it over stdin/stdout (``plugins/protocol.md``, version 1.2): the program
 announces its capabilities in a ``hello``, gets cases in ``execute`` requests of
 up to ``max_batch`` cases (program text already assembled into words) and
 answers each request with one ``results`` line.
@@ -11,6 +11,9 @@ shared tiles, and in the answer the memory image, the memory-event log, the data
 address and the shared tiles, each capability announced in the hello. A device that
 announces 1.0 keeps working: a case that needs memory, events, per-PE GPRs or shared
 tiles is not sent to it and is reported not supported (never passed).
+Version 1.2 adds a state tile's feature-map descriptor (``feature_map``, which TIMG2COL
+reads) under the ``feature_maps`` capability; a case with one is not sent to a device of
+version 1.0 or 1.1, nor to one that does not announce the capability.
 
 A device that crashes, hangs past the timeout or answers garbage never stops or
 hangs the run: the cases that got no valid answer become device-error
@@ -47,8 +50,10 @@ from .base import NEEDS, Capabilities, Device, case_needs, memory_answer_problem
 
 PROTOCOL = "pto-avs-device"
 PROTOCOL_MAJOR = 1
-PROTOCOL_VERSION = "1.1"
+PROTOCOL_VERSION = "1.2"
 MEMORY_MINOR = 1  # the first minor version that carries memory, events, per-PE GPRs and shared tiles
+# The first minor version that carries each state member a case may need (base.NEEDS).
+NEED_MINOR = {"memory": MEMORY_MINOR, "events": MEMORY_MINOR, "shared_tiles": MEMORY_MINOR, "feature_maps": 2}
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_START_TIMEOUT = 60.0
 DEFAULT_MAX_BATCH = 64
@@ -271,11 +276,11 @@ def parse_hello(message: dict) -> tuple[str, Capabilities, int]:
     if not isinstance(direct_calls, bool):
         raise ProtocolError("hello capabilities.direct_calls must be true or false")
     state = {}
-    for need in NEEDS:  # memory, events, shared_tiles: absent is false; a 1.0 device has none of them
+    for need in NEEDS:  # absent is false; a device of an older minor version has none it cannot carry
         value = caps.get(need, False)
         if not isinstance(value, bool):
             raise ProtocolError(f"hello capabilities.{need} must be true or false")
-        state[need] = value and int(minor) >= MEMORY_MINOR
+        state[need] = value and int(minor) >= NEED_MINOR[need]
     if aspects is not None:  # an aspect of state the device does not model is not one it observes
         aspects = frozenset(a for a in aspects if a not in NEEDS or state[a])
     if not isinstance(max_batch, int) or isinstance(max_batch, bool) or max_batch < 1:
@@ -438,17 +443,17 @@ class ProcessDevice(Device):
         return self._version_reason(case) or super().supports(case) or self._unsupported.get(case.id)
 
     def _version_reason(self, case: Case) -> Optional[str]:
-        """A device of protocol 1.0 gets no state of issue 23: the reason a case that has some is not sent."""
+        """A device of an older minor version gets no state its version does not carry (1.0: none of
+        issue 23's; 1.1: no feature maps): the reason a case that has some is not sent."""
         version = str(self.capabilities.extras.get("protocol_version", PROTOCOL_VERSION))
-        if int(version.partition(".")[2]) >= MEMORY_MINOR:
+        minor = int(version.partition(".")[2])
+        lacking = [(need.replace("_", " "), NEED_MINOR[need]) for need in case_needs(case) if minor < NEED_MINOR[need]]
+        if case.state.get("pe_gprs") and minor < MEMORY_MINOR:
+            lacking.append(("per-PE GPR files", MEMORY_MINOR))
+        if not lacking:
             return None
-        wanted = [need.replace("_", " ") for need in case_needs(case)]
-        if case.state.get("pe_gprs"):
-            wanted.append("per-PE GPR files")
-        if not wanted:
-            return None
-        return (f"{self.name} speaks {PROTOCOL} version {version}, which carries no {', '.join(wanted)} "
-                f"(version {PROTOCOL_VERSION} does)")
+        return (f"{self.name} speaks {PROTOCOL} version {version}, which carries no "
+                f"{', '.join(name for name, _ in lacking)} (version {PROTOCOL_MAJOR}.{max(m for _, m in lacking)} does)")
 
     def execute(self, case: Case) -> Observation:
         return self.execute_batch([case])[0]

@@ -308,7 +308,7 @@ class ReplayDevice(Device):
             caps.profile, caps.operations, caps.dtypes, caps.aspects, caps.direct_calls,
             extras={"recording": str(path), "recording.digest": digest or UNSIGNED,
                     "recording.device": device_line(label, entry["capabilities"])},
-            memory=caps.memory, events=caps.events, shared_tiles=caps.shared_tiles)
+            memory=caps.memory, events=caps.events, shared_tiles=caps.shared_tiles, feature_maps=caps.feature_maps)
         self.cases = entry["cases"]
 
     def evidence(self) -> str:

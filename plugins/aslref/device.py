@@ -100,7 +100,7 @@ class AslrefDevice(Device):
             profile="pto-v0", operations=spec_operations(), direct_calls=True,
             aspects=frozenset(a for a in ASPECTS if a != "encoding"),  # the spec runs words, it has no assembler
             extras={"spec": str(spec.root), "aslref": spec.aslref, "pinned": spec.pinned_commit},
-            memory=True, events=True, shared_tiles=True)
+            memory=True, events=True, shared_tiles=True, feature_maps=True)
 
     def supports(self, case: Case) -> Optional[str]:
         return super().supports(case) or self._memory_reason(case) or program.unsupported(case, self.contracts)

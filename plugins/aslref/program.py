@@ -23,6 +23,8 @@ from ...device_model.encoding import assemble, raw_instruction
 from ...device_model.encoding.assembler import parse_tile
 from ...device_model.encoding.names import CMODE_NAMES, LAYOUT_CODES, ROUNDING_CODES, ROUNDING_NAMES
 from ...device_model.padding import PAD_NAMES, pad_name
+from ...device_model.feature_map import PADS, POSITIVE
+from ...device_model.feature_map import describe as describe_feature_map
 
 HARNESS = Path(__file__).with_name("harness.asl")
 DEFAULT_MEMORY_BYTES = 4096  # the vector format's default memory size (the spec's config default)
@@ -42,6 +44,8 @@ TILE_ARGUMENTS = ("dst", "src", "src1", "src2")
 NATURAL_ARGUMENTS = ("row_offset", "column_offset")
 NATURAL_KIND = "integer {0..65535}"
 GENERIC_ARGUMENTS = TILE_ARGUMENTS + ("scalar", "cmode", "pad", "call") + NATURAL_ARGUMENTS
+# ConfigureTileFeatureMapDescriptor's integer parameters after the layout, in order.
+FEATURE_MAP_INTEGERS = POSITIVE + PADS + ("logical_channels",)
 DIRECT_TGEMV_UNMAPPED = ("fpatr", "rounding", "sat", "quant_param", "relu_param")
 
 
@@ -288,6 +292,22 @@ def _tile_lines(tile: dict) -> list[str]:
         inside = r < valid_rows and c < valid_cols
         element_defined = mode == "all" or (mode == "valid" and inside)
         lines.append(f"AVSPut({index}, {r}, {c}, {_word(value)}, {_bool(element_defined)});")
+    return lines + _feature_map_lines(tile, index)
+
+
+def _feature_map_lines(tile: dict, index: int) -> list[str]:
+    """A tile's feature-map descriptor, set after its contents with the spec's
+    ConfigureTileFeatureMapDescriptor (the format's defaults filled in; a descriptor given as
+    not valid is then invalidated with InvalidateTileFeatureMapDescriptor). Out-of-range fields
+    would fail the whole batch's type check, so ``describe`` refuses them first."""
+    if tile.get("feature_map") is None:
+        return []
+    descriptor = describe_feature_map(tile["feature_map"])
+    fields = ", ".join(str(getattr(descriptor, name)) for name in FEATURE_MAP_INTEGERS)
+    lines = [f"ConfigureTileFeatureMapDescriptor({index}, TileFeatureMapLayout_{descriptor.layout}, {fields}, "
+             f"{_word(descriptor.padding)}, {_bool(descriptor.transposed)});"]
+    if not descriptor.valid:
+        lines.append(f"InvalidateTileFeatureMapDescriptor({index});")
     return lines
 
 

@@ -1,9 +1,10 @@
 """A tiny device for the tests of protocol 1.1 (tests/devices/test_devices_process_memory.py).
 
-    python memory_device.py VERSION [--no-memory] [--garbage]
+    python memory_device.py VERSION [--no-memory] [--garbage] [--feature-maps]
 
-It announces protocol VERSION ("1.0" or "1.1") with the memory, events and shared-tile
-capabilities (``--no-memory``: none of them) and answers every case with an observation
+It announces protocol VERSION ("1.0", "1.1" or "1.2") with the memory, events and shared-tile
+capabilities (``--no-memory``: none of them), and with ``--feature-maps`` the feature-map
+capability of 1.2, and answers every case with an observation
 built from what the request carried, so a test sees what the adapter sent:
 
 - ``memory``: the image the request's ``state.memory`` describes (``size`` zero bytes, then
@@ -24,6 +25,7 @@ import sys
 version = sys.argv[1]
 memory_capable = "--no-memory" not in sys.argv
 garbage = "--garbage" in sys.argv
+feature_maps = "--feature-maps" in sys.argv
 
 
 def send(message):
@@ -62,7 +64,7 @@ def observe(case):
 
 send({"type": "hello", "protocol": "pto-avs-device", "version": version, "device": f"memory-test {version}",
       "capabilities": {"profile": "pto-v0", "operations": ["TLOAD", "TSTORE", "TCVT"], "memory": memory_capable,
-                       "events": memory_capable, "shared_tiles": memory_capable}})
+                       "events": memory_capable, "shared_tiles": memory_capable, "feature_maps": feature_maps}})
 for line in sys.stdin:
     message = json.loads(line)
     if message["type"] == "shutdown":

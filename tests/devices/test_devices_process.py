@@ -623,7 +623,7 @@ def test_the_give_up_limit_is_a_setting(proxy, monkeypatch):
 def test_unknown_major_version_is_refused(proxy, monkeypatch):
     monkeypatch.setenv("FAKE_VERSION", "2.0")
     with pytest.raises(ValueError, match=r"device speaks pto-avs-device version 2\.0; this adapter speaks "
-                                         r"version 1\.x \(1\.1\) and refuses it"):
+                                         r"version 1\.x \(1\.2\) and refuses it"):
         ProcessDevice(proxy)
 
 

@@ -39,6 +39,11 @@ SHARED = case("shared", {"shared_tiles": [{"index": 7, "dtype": "U32", "capacity
                                            "defined": "valid", "data": [[0xCAFE]]}]})
 EVENTS = case("events", {}, {"events": [{"kind": "Load", "agent": 0, "address": 0x100, "size": 4}]})
 PLAIN = case("plain", {})
+FEATURE_MAP = case("feature-map", {"tiles": [
+    {"index": 1, "dtype": "U8", "capacity": 128, "cols": 4, "valid": [1, 4], "layout": "RowMajor",
+     "location": "Matrix", "mask": "1111", "defined": "valid", "data": [[1, 2, 3, 4]],
+     "feature_map": {"batches": 1, "channel_groups": 1, "height": 2, "width": 2, "channels_per_group": 1,
+                     "filter_height": 2, "filter_width": 2}}]}, operation="TCVT")
 
 
 def open_memory_device(*arguments: str) -> ProcessDevice:
@@ -207,5 +212,34 @@ def test_the_c_device_says_it_has_no_memory_and_answers_unsupported_for_memory_s
                                f"(state.pe_gprs)")
         assert memory.error.startswith(f"{UNSUPPORTED}: avs-c-device 1.0 (pto-v0) does not model global memory")
         assert ran.error is None and ran.tiles[0].words[0][0] == 255  # U16 300 -> U8 saturates to 255
+    finally:
+        device.close()
+
+
+@pytest.mark.parametrize("version, flags, reason", [
+    ("1.1", ("--feature-maps",), "memory-test 1.1 speaks pto-avs-device version 1.1, which carries no feature maps "
+                                  "(version 1.2 does)"),
+    ("1.2", (), "memory-test 1.2 does not set the per-tile feature-map descriptors (TIMG2COL)"),
+])
+def test_a_feature_map_case_is_not_sent_without_protocol_1_2_and_the_capability(version, flags, reason):
+    """Protocol 1.2: a 1.1 hello cannot claim feature maps; a 1.2 device that does not announce them
+    is not sent a case whose state gives one (not supported, never passed); a plain case still runs."""
+    device = open_memory_device(version, *flags)
+    try:
+        assert device.capabilities.feature_maps is False
+        assert case_needs(FEATURE_MAP) == ["feature_maps"]
+        assert device.supports(FEATURE_MAP) == reason
+        answer, plain = device.execute_batch([FEATURE_MAP, PLAIN])
+        assert answer.error == f"{UNSUPPORTED}: {reason}" and plain.error is None
+    finally:
+        device.close()
+
+
+def test_a_1_2_device_with_feature_maps_is_sent_the_descriptor():
+    device = open_memory_device("1.2", "--feature-maps")
+    try:
+        assert device.capabilities.feature_maps is True and device.supports(FEATURE_MAP) is None
+        sent = json.loads(device.execute(FEATURE_MAP).detail)
+        assert sent["tiles"][0]["feature_map"] == FEATURE_MAP.state["tiles"][0]["feature_map"]
     finally:
         device.close()

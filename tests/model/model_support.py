@@ -1,4 +1,7 @@
 """Checks the model's property tests share: what a run may change of the machine."""
+import contextlib
+from unittest import mock
+
 import numpy as np
 from hypothesis import event
 
@@ -38,3 +41,20 @@ def check_direct_step(m, item: dict) -> None:
     changed = {line.split()[1] for line in after.differences(before) if line.startswith("tile ")}
     assert changed <= {str(item["dst"])}  # only the destination is written
     assert set(after.tiles) == set(before.tiles)
+
+
+@contextlib.contextmanager
+def unregistered_tepl_operation():
+    """A TEPL operation the model does not execute: the first the registry lacks, or, once
+    every TEPL operation is modelled, the catalog's last one taken out of the registry for
+    the ``with`` block."""
+    from pto_avs.device_model.encoding.names import TEPL_OPS
+    from pto_avs.device_model.ops import registry
+
+    name = next((n for n in TEPL_OPS if registry.find(n) is None), None)
+    if name is not None:
+        yield name
+        return
+    name = list(TEPL_OPS)[-1]
+    with mock.patch.object(registry, "OPERATIONS", {k: v for k, v in registry.OPERATIONS.items() if k != name}):
+        yield name

@@ -10,9 +10,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from pto_avs.device_model.encoding.names import TEPL_OPS
+from model_support import unregistered_tepl_operation
 from pto_avs.device_model.machine import Machine
-from pto_avs.device_model.ops import registry
 
 TCVT_U8 = "BSTART.VEC TCVT, U8"
 
@@ -269,8 +268,8 @@ def test_open_block_at_end_is_not_committed():
 
 def test_unmodelled_instructions_stop_without_fault():
     m = machine_with_source()
-    unmodelled = next(name for name in TEPL_OPS if registry.find(name) is None)
-    result = m.run([f"BSTART.TEPL {unmodelled}, FP32", "BSTOP"])
+    with unregistered_tepl_operation() as unmodelled:
+        result = m.run([f"BSTART.TEPL {unmodelled}, FP32", "BSTOP"])
     assert result.fault is None and result.stopped and result.step == 0
     result = m.run([0x00001001])  # BSTART.STD FALL (catalog form 28)
     assert result.fault is None and result.stopped

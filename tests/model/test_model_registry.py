@@ -17,6 +17,7 @@ from pto_avs.device_model.ops import registry, tcvt
 from pto_avs.device_model.ops.common import Publication
 from pto_avs.device_model.ops.operation import PROTOCOL, Operation, OperationModule
 from pto_avs.device_model.encoding.names import TEPL_OPS
+from model_support import unregistered_tepl_operation
 
 MODEL = Path(block.__file__).resolve().parent
 
@@ -104,9 +105,11 @@ def test_a_name_joins_once():
         registry.register(registry.find("TCVT"))
 
 
-def _unregistered_tepl_operation() -> str:
-    """A TEPL operation (of any Mode) the model does not execute yet."""
-    return next(name for name in TEPL_OPS if registry.find(name) is None)
+@pytest.fixture
+def unregistered():
+    """A TEPL operation (of any Mode) the model does not execute (model_support)."""
+    with unregistered_tepl_operation() as name:
+        yield name
 
 
 class _FillOne:
@@ -130,8 +133,8 @@ class _FillOne:
         pass
 
 
-def test_a_registered_operation_runs_without_block_changes():
-    name = _unregistered_tepl_operation()
+def test_a_registered_operation_runs_without_block_changes(unregistered):
+    name = unregistered
     m = Machine()
     m.configure_tile(1, "U8", 128, cols=8, valid=(1, 2))
     template = m._state.tiles[1]
@@ -159,10 +162,10 @@ def _tcvt_machine():
     return m
 
 
-def test_unmodelled_bstart_completes_the_open_block_like_a_modelled_one():
+def test_unmodelled_bstart_completes_the_open_block_like_a_modelled_one(unregistered):
     """Issue 12: a BSTART of an operation the model does not execute still completes the
     open block (CompleteBundleAt), keeping its effects, then stops as 'not modelled'."""
-    name = _unregistered_tepl_operation()
+    name = unregistered
     stopped, modelled = _tcvt_machine(), _tcvt_machine()
     result = stopped.run(f"{TCVT_BLOCK}; BSTART.TEPL {name}, U8; BSTOP")
     assert result.fault is None and result.outcome == "not modelled" and result.step == 5
@@ -171,8 +174,8 @@ def test_unmodelled_bstart_completes_the_open_block_like_a_modelled_one():
     assert stopped.snapshot().same_as(modelled.snapshot())
 
 
-def test_unmodelled_bstart_reports_the_open_blocks_fault():
-    name = _unregistered_tepl_operation()
+def test_unmodelled_bstart_reports_the_open_blocks_fault(unregistered):
+    name = unregistered
     m = _tcvt_machine()
     before = m.snapshot()
     result = m.run(f"{TCVT_BLOCK.replace('LB0=2', 'LB0=3')}; BSTART.TEPL {name}, U8")
