@@ -200,3 +200,81 @@ def test_a_tload_with_a_datr_gets_the_effective_fp64_destination():
     assert result.fault is None
     tile = machine.snapshot().tiles[0]
     assert tile.dtype == "FP64" and tile.words[0, 0] == 0x1122334455667788
+
+
+# --- GMOV and TMOV (ops/movement.py): tile-to-tile copies, no memory access -----------------
+
+def moving_machine(dtype="U8", valid=(1, 2), data=((0x31, 0x42),)) -> Machine:
+    machine = Machine()
+    machine.configure_tile(1, dtype, capacity=128, cols=4, valid=valid)
+    machine.write_tile(1, [list(row) for row in data])
+    return machine
+
+
+def test_gmov_copies_the_fragment_and_checks_every_pe_peer():
+    machine = moving_machine()
+    for pe, peer in enumerate((2, 0, 3, 3)):
+        machine.set_pe_gpr(pe, 1, peer)
+    block = "BSTART.GMOV U8; B.IOT T1, mask=1111, <last>, ->T<1>; B.IOR R1, zero; BSTOP"
+    assert machine.run(block).fault is None
+    snap = machine.snapshot()
+    assert snap.tiles[0].words[0, :2].tolist() == [0x31, 0x42] and snap.events == ()
+    assert (snap.tiles[0].defined == snap.tiles[1].defined).all()
+    machine.set_pe_gpr(3, 1, 4)  # PE 3 alone names a peer outside 0..3
+    before = machine.snapshot()
+    assert machine.run(block).fault == "Fault_TileLegality"
+    assert sorted(machine.snapshot().tiles) == sorted(before.tiles)
+
+
+def test_gmov_schema_failures_are_tile_legality_not_bundle_control():
+    machine = moving_machine()
+    assert machine.run("BSTART.GMOV U8; B.IOT T1, mask=1111, <last>, ->T<1>; B.IOR zero, R2; BSTOP").fault \
+        == "Fault_TileLegality"
+    assert machine.run("BSTART.GMOV U8; B.DIM LB0=2; B.IOT T1, mask=1111, <last>, ->T<1>; BSTOP").fault \
+        == "Fault_TileLegality"
+
+
+def test_tmov_copies_padding_and_definedness_and_infers_dtype_none():
+    machine = moving_machine("U16", data=((0x1234, 0xBEEF),))
+    assert machine.run("BSTART.TMOV DTYPE_NONE; B.IOT T1, mask=1111, <last>, ->T<1>; BSTOP").fault is None
+    snap = machine.snapshot()
+    assert snap.tiles[0].dtype == "U16" and snap.tiles[0].words[0, :2].tolist() == [0x1234, 0xBEEF]
+    assert (snap.tiles[0].defined == snap.tiles[1].defined).all()
+    assert Machine().run("BSTART.TMOV DTYPE_NONE; B.IOT T1, mask=1111, <last>, ->T<1>; BSTOP").fault \
+        == "Fault_TileLegality"  # no configured source to take the type from
+
+
+def test_tmov_direct_call_accepts_a_partially_defined_source_and_a_block_does_not():
+    """SPEC-CHOICE 71: the direct-call contract asks shape and type only."""
+    machine = Machine()
+    machine.configure_tile(1, "U8", capacity=128, cols=4, valid=(1, 2))
+    machine.configure_tile(2, "U8", capacity=128, cols=4, valid=(1, 2))
+    machine.write_tile(2, [[5, 6]])
+    assert machine.run("BSTART.TMOV U8; B.IOT T1, mask=1111, <last>, ->T<1>; BSTOP").fault == "Fault_TileLegality"
+    assert machine.run([{"call": "TMOV", "dst": 2, "src": 1}]).fault is None
+    assert not machine.snapshot().tiles[2].defined.any()
+    with pytest.raises(ValueError, match="GMOV"):  # no direct-call contract: a block only
+        Machine().run([{"call": "GMOV", "dst": 0, "src": 1}])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["GMOV", "TMOV"]), st.sampled_from(["U8", "U16", "U64", "U4X2", "DTYPE_NONE"]),
+       st.sampled_from(["", "B.DIM LB0=1; ", "B.DATR NONE, NORM, Zero; ", "B.IOS S3, mask=1111; "]),
+       st.sampled_from(["1111", "1100", "0000"]), st.integers(1, 3), st.sampled_from([0, 3, 4, 1 << 40]),
+       st.booleans())
+def test_moves_never_crash_and_a_rejection_changes_nothing(op, dtype, extra, mask, size, peer, defined):
+    machine = Machine()
+    machine.configure_tile(1, "U8", capacity=128, cols=4, valid=(1, 2))
+    if defined:
+        machine.write_tile(1, [[1, 2]])
+    machine.set_pe_gpr(2, 1, peer)
+    if op == "GMOV" and dtype == "DTYPE_NONE":
+        dtype = "U8"
+    before = machine.snapshot()
+    result = machine.run(f"BSTART.{op} {dtype}; {extra}B.IOT T1, mask={mask}, <last>, ->T<{size}>; "
+                         f"B.IOR R1, zero; BSTOP".replace("B.IOR R1, zero; ", "B.IOR R1, zero; " if op == "GMOV"
+                                                          else ""))
+    after = machine.snapshot()
+    assert result.outcome in ("completed", "fault")
+    if result.fault is not None:
+        assert sorted(after.tiles) == sorted(before.tiles) and after.events == before.events
