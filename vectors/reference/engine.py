@@ -413,7 +413,7 @@ class Family:
 FAMILY_MODULES = ("generate_elementwise", "generate_arith", "generate_compare", "generate_numeric",
                   "generate_postprocess", "legality_layout", "generate_expansion",
                   "generate_reductions", "generate_rearrange", "strength", "generate_sorting", "generate_matrix",
-                  "generate_generation", "generate_memory", "generate_movement")
+                  "generate_generation", "generate_memory", "strength_derived", "generate_movement")
 
 
 def families() -> list[Family]:

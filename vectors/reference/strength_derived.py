@@ -1,0 +1,351 @@
+"""Strength vectors (issue 30) of the operations whose cases come from their own families'
+builders: the row and column reductions, the broadcasts and partial operations, TCVT, TQUANT,
+and the memory operations TLOAD, TSTORE and TPREFETCH. One file per operation,
+``PTO-AVS-X-<OP>-STRENGTH-001.yaml``:
+
+- ``status-*``: the family's own case from NumericStatus 0 (the twin) and the same case from
+  a nonzero NumericStatus made of bits the case never raises itself; NumericStatus is the
+  sticky OR, so those bits must survive (expected flags: the twin's OR the status);
+- ``blocks-*``: a first block that raises NV in both profiles (TCMPS FP32 against a
+  signalling NaN, from ``compare_elements.py``) and then the family's flag-free case as the
+  last block, with the twin that runs that last block alone on the same state; the expected
+  flags of the program are the OR of both blocks';
+- ``size-*``: the family's case over tiles at the model's bound (64 KiB, 128 x 128 FP32 on
+  one PE) whose logical elements 0 and 4,096 differ (the reductions: and so do the results
+  that read them), so an element index that wraps at 4,096 shows; for the memory
+  operations, a memory of the largest size (65,536 bytes) accessed at its top.
+
+Every expected value comes from the family's independent reference through the family's
+own case builder (``reductions.py`` through ``generate_reductions``, ``expansion.py`` through
+``generate_expansion``, ``numeric.py`` through ``generate_numeric``, ``memory.py`` through
+``generate_memory``), combined by two rules of the ASL only: NumericStatus is the OR of what
+was there and what each block records, and a block's destination lands at the first free T
+index. Nothing here imports ``device_model``.
+
+    .venv/bin/python -m pto_avs.vectors.reference generate|check
+"""
+from __future__ import annotations
+
+import copy
+
+from . import engine
+from . import generate_expansion as expansion_gen
+from . import generate_memory as memory_gen
+from . import generate_numeric as numeric_gen
+from . import generate_reductions as reduction_gen
+from . import numeric, strength
+from .engine import Flow, FlowMap, Hex
+
+GENERATOR = "strength_derived.py"
+COMMAND = ".venv/bin/python -m pto_avs.vectors.reference generate"
+ALL_FLAGS = 0x1F
+SEED_GPR = 9  # the first block's scalar register (no family case uses it)
+BOUND = (128, 128)
+BOUND_BYTES = 65536
+BOUND_PE_MASK = "0001"  # three 64 KiB tiles fit one PE's share, not four PEs'
+WRAP = 4096
+ONE, TWO, THREE, HALF = 0x3F800000, 0x40000000, 0x40400000, 0x3F000000
+
+REDUCTIONS = reduction_gen.OPERATIONS
+EXPANSIONS = expansion_gen.OPERATIONS
+CONVERSIONS = ("TCVT", "TQUANT")
+MEMORY = memory_gen.OPERATIONS
+OPERATIONS = tuple(REDUCTIONS) + tuple(EXPANSIONS) + CONVERSIONS + tuple(MEMORY)
+
+
+def reference_of(op: str) -> str:
+    if op in REDUCTIONS:
+        return "vectors/reference/reductions.py"
+    if op in EXPANSIONS:
+        return "vectors/reference/expansion.py"
+    if op in CONVERSIONS:
+        return "vectors/reference/numeric.py"
+    return "vectors/reference/memory.py"
+
+
+# ---------------------------------------------------------------------------------------
+# The family cases each derived case starts from (all fault-free single blocks)
+
+def _reduction_rows(op: str) -> list:
+    return [[ONE, TWO, THREE], [HALF, ONE, TWO]]
+
+
+def base_cases(op: str) -> list:
+    """The family's flag-free cases of ``op`` (one or more; each a single block, both or
+    one profile), built by the family's own builder from its reference."""
+    return _sourced(op, _family_cases(op))
+
+
+def _sourced(op: str, cases: list) -> list:
+    for case in cases:
+        case["source"] = "reference-generator"
+        case["reference"] = f"{COMMAND} (vectors/reference/strength_derived.py; values: {reference_of(op)})"
+    return cases
+
+
+def _family_cases(op: str) -> list:
+    if op in REDUCTIONS:
+        return reduction_gen.per_profile_cases("base-fp32", "FP32 source of ordinary values", op, "FP32",
+                                               _reduction_rows(op))
+    if op in EXPANSIONS:
+        return _expansion_cases(op, "base", (2, 4), lambda r, c: [ONE, TWO, HALF, THREE][(r + c) % 4],
+                                lambda i: [ONE, TWO][i % 2])
+    if op == "TCVT":
+        return [numeric_gen.tcvt_case("FP32", "FP16", "RNE", 0, codes=[ONE, TWO, 0xBF000000, 0]),
+                numeric_gen.tcvt_case("S16", "S32", "NONE", 0, codes=[1, 0x7FFF, 0x8000, 0xFFFF])]
+    if op == "TQUANT":
+        return [numeric_gen.tquant_case("S8", "RNE", 0, None, 0, codes=[ONE, TWO, 0xC0400000, 0])]
+    if op == "TLOAD":
+        return [memory_gen.load_case("base-u16", "U16 2 x 4 from the pattern", "U16", (2, 4))]
+    if op == "TSTORE":
+        return [memory_gen.store_case("base-u16", "U16 2 x 4 into memory filled with 0xEE", "U16", (2, 4))]
+    return [memory_gen.prefetch_case("base-u16", "U16 2 x 4 per PE", "U16", (2, 4))]
+
+
+def _expansion_cases(op, name, valid, source_value, broadcast_value, *, capacity=None, mask=None):
+    """A block of the broadcast or partial ``op`` at FP32 over ``valid`` (each source element
+    ``source_value(row, col)``, each broadcast element ``broadcast_value(line)``)."""
+    rows, cols = valid
+    t = "FP32"
+    if op in expansion_gen.ref.PARTIAL_OPERATIONS:
+        left = [[source_value(r, c) for c in range(cols)] for r in range(rows)]
+        right = [[broadcast_value(r * cols + c) for c in range(cols)] for r in range(rows)]
+        p = expansion_gen.Partial(op, t, valid, left, right)
+        return expansion_gen.partial_cases(name, f"FP32 {rows} x {cols}, both sources covering the destination",
+                                           p, direct=False, mask=mask or "1111")
+    axis = expansion_gen.axis_of(op)
+    source = None if expansion_gen.kind_of(op) == "COPY" else \
+        [[source_value(r, c) for c in range(cols)] for r in range(rows)]
+    broadcast = [[broadcast_value(r)] for r in range(rows)] if axis == "Row" else \
+        [[broadcast_value(c) for c in range(cols)]]
+    b = expansion_gen.Broadcast(op, t, valid, source, broadcast, capacity=capacity)
+    return expansion_gen.expand_cases(name, f"FP32 {rows} x {cols}", b, direct=False)
+
+
+# ---------------------------------------------------------------------------------------
+# Rules that combine family cases: the sticky status, a first block, the size bound
+
+def _flags(case) -> int:
+    return int(case["expect"]["flags"])
+
+
+def _renamed(case, name, description=None) -> dict:
+    out = copy.deepcopy(case)
+    out["name"] = name
+    if description:
+        out["description"] = " ".join(description.split())
+    return out
+
+
+def status_cases(op: str, base: dict, label: str) -> list:
+    """The twin (``base`` from status 0) and the case from the status bits ``base`` never raises."""
+    status = ALL_FLAGS & ~_flags(base)
+    if not status:
+        return []
+    twin = _renamed(base, f"status-{label}-from-status-0", f"""The family case from NumericStatus 0 (the twin
+        of status-{label}-survives): {base['description']}""")
+    out = _renamed(base, f"status-{label}-survives", f"""The same block from NumericStatus {status:#04x}, bits
+        the block never raises itself (see status-{label}-from-status-0): NumericStatus is the sticky OR, so they
+        survive and the flags are the twin's OR {status:#04x}.""")
+    state = out.setdefault("state", {})
+    state["status"] = Hex(status)
+    out["expect"]["flags"] = Hex(_flags(base) | status)
+    return [twin, out]
+
+
+def _seed_block(first: int):
+    rows = [strength.flag_raising_row(strength.SEED_OPERATION, "FP32", both=True)]
+    return strength.Block(strength.SEED_OPERATION, "FP32", rows, first=first, gpr=SEED_GPR)
+
+
+def _destinations(case) -> list:
+    """The expected tiles of ``case`` that its block allocates (indices not in its state)."""
+    state = {t["index"] for t in case.get("state", {}).get("tiles", [])}
+    return [t for t in case["expect"].get("tiles", []) if t["index"] not in state]
+
+
+def blocks_cases(op: str, base: dict) -> list:
+    """A TCMPS block raising NV first, then ``base``'s block; and that last block alone on the
+    same state. Destinations land at the first free T index, the seed's first."""
+    if _flags(base) & numeric.NV:
+        return []  # the twin would record NV too
+    state = copy.deepcopy(base.get("state") or {})
+    used = [t["index"] for t in state.get("tiles", [])]
+    first = max(used) + 1 if used else 0
+    seed = _seed_block(first)
+    seed_tiles = seed.state_tiles()
+    seed_indices = [t["index"] for t in seed_tiles]
+    state["tiles"] = list(state.get("tiles", [])) + seed_tiles
+    gprs = dict(state.get("gprs") or {})
+    gprs[SEED_GPR] = Hex(seed.scalar())
+    state["gprs"] = FlowMap(gprs)
+    occupied = used + seed_indices
+    seed_dest = engine.first_free(occupied)
+    own = _destinations(base)
+    if len(own) > 1:
+        return []  # one destination per block here
+
+    def shifted(taken: list) -> dict:
+        """``base``'s expectation with its block run after the blocks that allocated ``taken``."""
+        expect = copy.deepcopy(base["expect"])
+        allocated = {int(i) for i in expect.get("allocated", [])}
+        if own:
+            old, new = own[0]["index"], engine.first_free(taken)
+            allocated = (allocated - {old}) | {new}
+            for tile in expect["tiles"]:
+                if tile["index"] == old:
+                    tile["index"] = new
+        expect["allocated"] = Flow(sorted(allocated | set(taken)))
+        if isinstance(expect.get("unchanged"), list):
+            expect["unchanged"] = Flow(sorted({int(i) for i in expect["unchanged"]} | set(seed_indices)))
+        return expect
+
+    profiles = list(base["profiles"])
+    seed_flags = {p: seed.results(p)[1] for p in profiles}
+    if len(set(seed_flags.values())) != 1:
+        raise ValueError("the seed block's flags differ between the profiles")
+    nv = seed_flags[profiles[0]]
+    both = shifted(occupied + [seed_dest])
+    seed_tile, _ = seed.expected_tile(seed_dest, profiles[0], carrier=False)
+    both["tiles"] = [seed_tile] + list(both.get("tiles", []))
+    both["flags"] = Hex(_flags(base) | nv)
+    alone = shifted(occupied)
+    program = base["program"]
+    description = f"""Two blocks: TCMPS FP32 against a signalling NaN raises NV, then the family case
+        ({base['description']}); NumericStatus after the program is the OR of both blocks' (a last block that
+        writes its own flags loses NV). The twin {op.lower()}-last-block-alone runs the last block alone."""
+    out = engine.case("blocks-accumulate", description, profiles, base["source"], base["reference"], state,
+                      seed.text() + "\n" + str(program).strip() + "\n", both)
+    out_alone = engine.case("last-block-alone", f"""The last block of blocks-accumulate alone on the same state:
+        {base['description']}""", profiles, base["source"], base["reference"], state, str(program).strip() + "\n",
+                            alone)
+    return [out, out_alone]
+
+
+def compact(tile: dict) -> dict:
+    """``tile`` with its ``data`` rows written as the most common value (``fill``) and the
+    others (``elements``), so a 16,384-element tile stays a few lines."""
+    if "data" not in tile:
+        return tile
+    rows = [[int(v) for v in row] for row in tile.pop("data")]
+    counts = {}
+    for row in rows:
+        for v in row:
+            counts[v] = counts.get(v, 0) + 1
+    fill = max(counts, key=counts.get)
+    tile["fill"] = Hex(fill)
+    others = {f"{r},{c}": v for r, row in enumerate(rows) for c, v in enumerate(row) if v != fill}
+    if others:
+        tile["elements"] = {k: Hex(v) for k, v in others.items()}
+    return tile
+
+
+def _at_bound(case: dict, program_mask: bool = True) -> dict:
+    """``case`` with every tile on one PE (state and expected) and its tiles compacted."""
+    for tile in case.get("state", {}).get("tiles", []):
+        tile["mask"] = BOUND_PE_MASK
+        compact(tile)
+    for tile in case["expect"].get("tiles", []):
+        tile["mask"] = BOUND_PE_MASK
+        if "data" in tile:
+            rows = [[int(v) for v in row] for row in tile.pop("data")]
+            tile.pop("words", None)
+            counts = {}
+            for row in rows:
+                for v in row:
+                    counts[v] = counts.get(v, 0) + 1
+            fill = max(counts, key=counts.get)
+            tile["fill"] = Hex(fill)
+            others = {f"{r},{c}": v for r, row in enumerate(rows) for c, v in enumerate(row) if v != fill}
+            if others:
+                tile["elements"] = {k: FlowMap(value=Hex(v)) for k, v in others.items()}
+    if program_mask:
+        case["program"] = engine.Block(str(case["program"]).replace("mask=1111", f"mask={BOUND_PE_MASK}"))
+    return case
+
+
+# The values at logical elements 4,096 and 4,097 (row 32 of 128 columns) against a tile of
+# ones: chosen so that the line they sit in reduces to another value than a line of ones
+# (the one a wrapped index would read instead).
+WRAP_VALUES = {"SUM": (TWO, HALF), "PROD": (TWO, TWO), "MAX": (HALF, TWO), "MIN": (TWO, HALF),
+               "ARGMAX": (HALF, TWO), "ARGMIN": (TWO, HALF)}
+
+
+def size_cases(op: str) -> list:
+    """hw-ieee (one 16,384-element case costs the spec device minutes): 64 KiB FP32 tiles."""
+    rows, cols = BOUND
+    if op in REDUCTIONS:
+        a, b = WRAP_VALUES[reduction_gen.ref.OPERATIONS[op][0]]
+        data = [[ONE] * cols for _ in range(rows)]
+        data[WRAP // cols][0], data[WRAP // cols][1] = a, b
+        cases = [reduction_gen.reduction_case(
+            "size-bound-fp32", f"""64 KiB FP32 source of 128 x 128 ones on one PE, logical elements {WRAP} and
+            {WRAP + 1} (row 32) {a:#x} and {b:#x}: that line reduces to another value than a line of ones, so an
+            element index that wraps at {WRAP} shows""", op, "FP32", data, profiles=["hw-ieee"], cols=cols,
+            capacity=BOUND_BYTES, mask=BOUND_PE_MASK)]
+        return _sourced(op, [_at_bound(c, program_mask=False) for c in cases])
+    if op in EXPANSIONS:
+        def source_value(r, c):
+            return TWO if r * cols + c == WRAP else ONE
+
+        def broadcast_value(i):
+            return THREE if i == WRAP // cols else ONE
+        if op in expansion_gen.ref.PARTIAL_OPERATIONS:
+            def broadcast_value(i):  # noqa: F811  (the right source, element by element)
+                return ONE
+        cases = _expansion_cases(op, "size-bound-fp32", BOUND, source_value, broadcast_value,
+                                 mask=BOUND_PE_MASK)
+        out = []
+        for c in cases:
+            if list(c["profiles"]) == ["pto-v0"]:
+                continue
+            c["profiles"] = Flow(["hw-ieee"])
+            c["description"] = (f"64 KiB FP32 tiles of 128 x 128 on one PE; logical element {WRAP} of the source "
+                                f"(and the broadcast line of row 32) differs from element 0's, so an element index "
+                                f"that wraps at {WRAP} shows. " + c["description"])
+            out.append(_at_bound(c, program_mask=op not in expansion_gen.ref.PARTIAL_OPERATIONS))
+        return _sourced(op, out[:1])
+    return []
+
+
+# ---------------------------------------------------------------------------------------
+# Files
+
+def strength_cases(op: str) -> list:
+    out = []
+    bases = base_cases(op)
+    for i, base in enumerate(bases):
+        label = f"{i}" if len(bases) > 1 else "base"
+        for derived in status_cases(op, base, label):
+            out.append(derived)
+    flag_free = next((b for b in bases if not _flags(b)), bases[0])
+    out += blocks_cases(op, flag_free)
+    out += size_cases(op)
+    names = [c["name"] for c in out]
+    if len(names) != len(set(names)):
+        raise ValueError(f"{op}: repeated case names {names}")
+    return out
+
+
+def strength_file(op: str) -> dict:
+    cases = strength_cases(op)
+    return {"format": "pto-avs-vector/1", "id": f"PTO-AVS-X-{op}-STRENGTH-001", "operation": op,
+            "kind": "execution", "exercises": Flow(engine.UNITS[op]["readiness_subjects"]),
+            **engine.also_exercises(op, cases),
+            "provenance": (f"Cases that each isolate one condition a device can get wrong on its own (issue 30: "
+                           f"sticky NumericStatus from a nonzero start and across blocks, tiles at the size "
+                           f"bound). Each starts from a case of the operation's own family builder, whose values "
+                           f"come from the independent reference {reference_of(op)}; the first block of a "
+                           f"two-block program comes from vectors/reference/compare_elements.py. Written by "
+                           f"`{COMMAND}` (vectors/reference/strength_derived.py). Nothing here was produced by "
+                           f"running the golden model."),
+            "cases": cases}
+
+
+def files(operations) -> dict:
+    return {f"PTO-AVS-X-{op}-STRENGTH-001.yaml": engine.render_spec_id(strength_file(op), GENERATOR)
+            for op in operations}
+
+
+FAMILY = engine.Family("strength_derived", OPERATIONS, files,
+                       owns=tuple(f"PTO-AVS-X-{op}-STRENGTH-001.yaml" for op in OPERATIONS))
