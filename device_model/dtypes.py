@@ -122,6 +122,7 @@ _TYPES = (
 
 BY_NAME = {t.name: t for t in _TYPES}
 BY_CODE = {t.code: t for t in _TYPES}
+_BY_LOWER_NAME = {t.name.lower(): t for t in _TYPES}
 ALL = _TYPES
 NAMES = tuple(t.name for t in _TYPES)
 INTEGER_TYPES = tuple(t for t in _TYPES if t.is_integer)
@@ -136,8 +137,7 @@ def dtype(spec) -> DataType:
             return BY_CODE[spec]
         except KeyError:
             raise ValueError(f"DataType code {spec} is not an assigned Tile DataType") from None
-    key = str(spec).strip()
-    for t in _TYPES:
-        if t.name.lower() == key.lower():
-            return t
-    raise ValueError(f"unknown Tile DataType {spec!r}")
+    found = _BY_LOWER_NAME.get(str(spec).strip().lower())
+    if found is None:
+        raise ValueError(f"unknown Tile DataType {spec!r}")
+    return found

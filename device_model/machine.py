@@ -302,6 +302,14 @@ class Machine:
         return RunResult(None, encoding, detail)
 
     # --- observation -------------------------------------------------------
+    def tile_shape(self, index, shared: bool = False) -> tuple:
+        """(rows, cols) of configured tile ``index`` (shared: shared tile register S``index``),
+        what ``snapshot()`` reports for it, without building the snapshot."""
+        tile = self._state.shared_tiles[index] if shared else self._state.tiles[_tile_index(index)]
+        if tile is None:
+            raise ValueError(f"{'shared ' if shared else ''}tile {index!r} is not configured")
+        return tile.rows, tile.cols
+
     def snapshot(self) -> Snapshot:
         state = self._state
         tiles = {index: _view(tile) for index, tile in enumerate(state.tiles) if tile is not None}

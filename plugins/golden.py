@@ -69,8 +69,7 @@ def _set_up(machine, state: dict) -> None:
         machine.configure_shared_tile(index, dtype=tile["dtype"], capacity=tile["capacity"], cols=tile["cols"],
                                       valid=tuple(tile["valid"]), layout=tile["layout"], location=tile["location"],
                                       mask=tile["mask"])
-        view = machine.snapshot().shared_tiles[index]
-        words, defined = initial_arrays(tile, view.rows, view.cols)
+        words, defined = initial_arrays(tile, *machine.tile_shape(index, shared=True))
         machine.write_shared_tile(index, words, defined)
     for tile in state["tiles"]:
         index = tile["index"]
@@ -81,8 +80,7 @@ def _set_up(machine, state: dict) -> None:
             machine.configure_tile(index, dtype=tile["dtype"], capacity=tile["capacity"], cols=tile["cols"],
                                    valid=tuple(tile["valid"]), layout=tile["layout"], location=tile["location"],
                                    mask=tile["mask"])
-        view = machine.snapshot().tiles[index]
-        words, defined = initial_arrays(tile, view.rows, view.cols)
+        words, defined = initial_arrays(tile, *machine.tile_shape(index))
         machine.write_tile(index, words, defined)
         if tile.get("feature_map") is not None:  # set after the contents, as the harness does
             machine.configure_feature_map(index, **tile["feature_map"])

@@ -51,9 +51,19 @@ _ALLURE_SELECTIONS = ("allure_epics", "allure_features", "allure_stories", "allu
                       "allure_labels")
 
 
+_IN_USE = pytest.StashKey[bool]()
+
+
 def _allure_in_use(config) -> bool:
     """Labels matter only when Allure writes results or selects tests by them (marking
-    thousands of items costs seconds of every other run's collection)."""
+    thousands of items costs seconds of every other run's collection, and the dynamic
+    labels of every result as much again of its run). Decided once per session."""
+    if _IN_USE not in config.stash:
+        config.stash[_IN_USE] = _allure_option_given(config)
+    return config.stash[_IN_USE]
+
+
+def _allure_option_given(config) -> bool:
     option = config.option
     return bool(getattr(option, "allure_report_dir", None) or os.environ.get("ALLURE_TESTPLAN_PATH")
                 or any(getattr(option, name, None) for name in _ALLURE_SELECTIONS))
@@ -93,7 +103,7 @@ def _mark_case_item(item) -> None:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     yield
-    if call.when != "call" or not _is_case_item(item):
+    if call.when != "call" or not _is_case_item(item) or not _allure_in_use(item.config):
         return
     allure.dynamic.title(f"{item.case.name} on {item.device_label}")
     for name, value in cr.parameters(item.case, item.device_label, item.profile):

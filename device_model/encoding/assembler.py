@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .. import dtypes
 from ..padding import PAD_CODES
 from ..state import PE_MODE_OF_MASK
 from .forms import BY_KEY, instruction_length
-from .names import (BRANCH_TYPE_NAMES, BSTART_OPERATIONS, CATR_FLAGS, CMODE_NAMES, FPATR_FIELDS,
+from .names import (BRANCH_TYPE_NAMES, BSTART_OPERATIONS, BSTART_VARIANTS, CATR_FLAGS, CMODE_NAMES, FPATR_FIELDS,
                     GPR_NAMES, HINT_TEMPERATURES, LAYOUT_CODES, PREQUANT_NAMES, RELU_NAMES,
                     ROUNDING_CODES, TEPL_OPS)
 
@@ -614,7 +615,7 @@ def _no_operands(key):
 
 _ENCODERS = {
     "BSTART.VEC": _bstart_tepl, "BSTART.SFU": _bstart_tepl, "BSTART.TEPL": _bstart_tepl,
-    **{key: _typed_bstart(key) for key in BSTART_OPERATIONS},
+    **{key: _typed_bstart(key) for key in (*BSTART_OPERATIONS, *BSTART_VARIANTS)},
     "BSTART": _bstart, "BSTART.CALL": _bstart_call, "BSTART.ICALL": _bstart_icall,
     "BSTART.FP": _bstart_kind("BSTART.FP"), "BSTART.STD": _bstart_kind("BSTART.STD"),
     "BSTART.SYS": _bstart_kind("BSTART.SYS"),
@@ -651,7 +652,12 @@ def assemble_line(text: str) -> Instruction:
 
 def assemble(text: str) -> list:
     """Encode a whole program text (instructions separated by newlines or ';')."""
-    return [assemble_line(part) for part in split_program(text)]
+    return [_assembled_line(part) for part in split_program(text)]
+
+
+# Programs repeat their lines (B.DIM LB0=16, BSTOP, ...): each text is encoded once per process.
+# An Instruction is immutable; text that does not assemble raises every time (not cached).
+_assembled_line = lru_cache(maxsize=1 << 16)(assemble_line)
 
 
 def raw_instruction(word: int) -> Instruction:
