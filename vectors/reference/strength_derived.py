@@ -285,27 +285,127 @@ def size_cases(op: str) -> list:
             capacity=BOUND_BYTES, mask=BOUND_PE_MASK)]
         return _sourced(op, [_at_bound(c, program_mask=False) for c in cases])
     if op in EXPANSIONS:
-        def source_value(r, c):
-            return TWO if r * cols + c == WRAP else ONE
+        return _expansion_bound(op)
+    if op in CONVERSIONS:
+        return _sourced(op, [_conversion_bound(op)])
+    return _sourced(op, _memory_bound(op))
 
-        def broadcast_value(i):
-            return THREE if i == WRAP // cols else ONE
-        if op in expansion_gen.ref.PARTIAL_OPERATIONS:
-            def broadcast_value(i):  # noqa: F811  (the right source, element by element)
-                return ONE
-        cases = _expansion_cases(op, "size-bound-fp32", BOUND, source_value, broadcast_value,
-                                 mask=BOUND_PE_MASK)
-        out = []
-        for c in cases:
-            if list(c["profiles"]) == ["pto-v0"]:
-                continue
-            c["profiles"] = Flow(["hw-ieee"])
-            c["description"] = (f"64 KiB FP32 tiles of 128 x 128 on one PE; logical element {WRAP} of the source "
-                                f"(and the broadcast line of row 32) differs from element 0's, so an element index "
-                                f"that wraps at {WRAP} shows. " + c["description"])
-            out.append(_at_bound(c, program_mask=op not in expansion_gen.ref.PARTIAL_OPERATIONS))
-        return _sourced(op, out[:1])
-    return []
+
+# 128 x 127 valid elements in 128 columns (64 KiB FP32): logical element 4,096 is (32, 32), so
+# it differs from element 0 in the source and in a broadcast row or column alike.
+EXPAND_BOUND = (128, 127)
+WRAP_AT = divmod(WRAP, EXPAND_BOUND[1])
+
+
+def _expansion_bound(op: str) -> list:
+    partial = op in expansion_gen.ref.PARTIAL_OPERATIONS
+
+    def source_value(r, c):
+        return TWO if (r, c) == WRAP_AT else ONE
+
+    def broadcast_value(i):
+        return ONE if partial else (THREE if i == WRAP_AT[0] else ONE)
+    rows, cols = EXPAND_BOUND
+    if partial:
+        left = [[source_value(r, c) for c in range(cols)] for r in range(rows)]
+        right = [[ONE] * cols for _ in range(rows)]
+        p = expansion_gen.Partial(op, "FP32", EXPAND_BOUND, left, right, cols=BOUND[1])
+        cases = expansion_gen.partial_cases("size-bound-fp32", "", p, direct=False, mask=BOUND_PE_MASK,
+                                            profiles=["hw-ieee"])
+    else:
+        axis = expansion_gen.axis_of(op)
+        source = None if expansion_gen.kind_of(op) == "COPY" else left_rows(source_value)
+        broadcast = [[broadcast_value(r)] for r in range(rows)] if axis == "Row" else \
+            [[broadcast_value(c) for c in range(cols)]]
+        b = expansion_gen.Broadcast(op, "FP32", EXPAND_BOUND, source, broadcast, cols=BOUND[1],
+                                    capacity=BOUND_BYTES)
+        cases = expansion_gen.expand_cases("size-bound-fp32", "", b, direct=False, profiles=["hw-ieee"])
+    for c in cases:
+        c["description"] = (f"64 KiB FP32 tiles of 128 x 127 valid elements in 128 columns on one PE (hw-ieee: "
+                            f"one such case costs the spec device minutes); logical element {WRAP} (row "
+                            f"{WRAP_AT[0]}, column {WRAP_AT[1]}) of the source and the broadcast line of row and "
+                            f"column {WRAP_AT[0]} differ from element 0's, so an element index that wraps at "
+                            f"{WRAP} shows.")
+        _at_bound(c, program_mask=not partial)
+    return _sourced(op, cases)
+
+
+def left_rows(value) -> list:
+    rows, cols = EXPAND_BOUND
+    return [[value(r, c) for c in range(cols)] for r in range(rows)]
+
+
+def _conversion_bound(op: str) -> dict:
+    """TCVT FP32 -> FP16 RNE or TQUANT FP32 -> S8 RNE over a 64 KiB FP32 source of 128 x 128
+    ones whose logical element 4,096 is 2 (numeric.py's convert and quantize)."""
+    rows, cols = BOUND
+    codes = [[TWO if r * cols + c == WRAP else ONE for c in range(cols)] for r in range(rows)]
+    if op == "TCVT":
+        dst, datr, unit = "FP16", "B.DATR FP16, RNE, Sat=0, Zero", "VEC"
+        results = [[numeric_gen.ref.convert("FP32", dst, x, "RNE", False, False) for x in row] for row in codes]
+    else:
+        dst, datr, unit = "S8", "B.DATR S8, RNE, Sat=0", "SFU"
+        results = [[numeric_gen.ref.quantize(x, ONE, 0, dst, "RNE", False) for x in row] for row in codes]
+    d_capacity = rows * cols * engine.width(dst) // 8
+    program = "\n".join([f"BSTART.{unit} {op}, FP32", datr, f"B.DIM LB0={cols}", f"B.DIM LB1={rows}",
+                         f"B.IOT T1, mask={BOUND_PE_MASK}, <last>, ->T<{engine.size_code(d_capacity)}>", "BSTOP"])
+    source = {"index": 1, "dtype": "FP32", "capacity": BOUND_BYTES, "cols": cols, "valid": Flow([rows, cols]),
+              "layout": "RowMajor", "mask": BOUND_PE_MASK, "data": [[x for x in row] for row in codes]}
+    flags = 0
+    for row in results:
+        for _, f in row:
+            flags |= f
+    result = {"index": 0, "dtype": dst, "layout": "RowMajor", "location": "Any", "rows": rows, "cols": cols,
+              "valid": Flow([rows, cols]), "capacity": d_capacity, "mask": BOUND_PE_MASK,
+              **numeric_gen.expect_values(dst, [[b for b, _ in row] for row in results])}
+    case = engine.case("size-bound-fp32", f"""64 KiB FP32 source of 128 x 128 ones on one PE whose logical element
+        {WRAP} is 2 ({op} to {dst}, RNE, hw-ieee): an element index that wraps at {WRAP} shows in element {WRAP}
+        of the destination.""", ["hw-ieee"], "reference-generator", "", {"tiles": [compact(source)]}, program,
+                       engine.success_expect(flags, [0, 1], [1], [result]))
+    return _at_bound(case, program_mask=False)
+
+
+MEMORY_TOP = 65536  # the model's largest memory (MEMORY_BYTES bound); the spec build has 4096
+
+
+def _memory_bound(op: str) -> list:
+    """The memory operations at the bounds (hw-ieee: the spec build refuses another memory size):
+    a 65,536-byte memory accessed in its top page, and (TLOAD, TSTORE) a 64 KiB U32 tile of
+    128 x 128 elements whose logical element 4,096 differs from element 0."""
+    top = MEMORY_TOP - 0x100
+    out = []
+    if op == "TLOAD":
+        values = {0: 0x11111111, WRAP: 0x22222222, 16383: 0x33333333}
+        regions = [(4 * i, v.to_bytes(4, "little")) for i, v in values.items()]
+        case = memory_gen.load_case("size-bound-u32", f"""A 64 KiB U32 tile of 128 x 128 loaded densely from
+            address 0 of a {MEMORY_TOP}-byte memory (its last element from the top 4 bytes): logical elements 0,
+            {WRAP} and 16383 hold distinct values, the rest zero.""", "U32", BOUND, base=0, size=MEMORY_TOP,
+                                    regions=regions, profiles=["hw-ieee"])
+        out.append(_at_bound(case))
+        out.append(memory_gen.load_case("memory-top-u16", f"""U16 2 x 4 loaded from the top page of a
+            {MEMORY_TOP}-byte memory (address {top:#x}).""", "U16", (2, 4), base=top, size=MEMORY_TOP,
+                                        profiles=["hw-ieee"]))
+    elif op == "TSTORE":
+        values = [0x01010101] * (BOUND[0] * BOUND[1])
+        values[0], values[WRAP], values[-1] = 0x11111111, 0x22222222, 0x33333333
+        case = memory_gen.store_case("size-bound-u32", f"""A 64 KiB U32 tile of 128 x 128 stored densely from
+            address 0 of a zeroed {MEMORY_TOP}-byte memory: elements 0, {WRAP} and 16383 hold distinct values,
+            the rest 0x01010101; the bytes around each of them and the top of memory are compared.""", "U32",
+                                     BOUND, base=0, size=MEMORY_TOP, values=values, initial=[], profiles=["hw-ieee"])
+        whole = bytes.fromhex(case["expect"]["memory"][0]["bytes"].replace(" ", ""))
+        start = int(case["expect"]["memory"][0]["address"])
+        case["expect"]["memory"] = [memory_gen.region(a, whole[a - start:a - start + 16])
+                                    for a in (0, 4 * WRAP - 8, MEMORY_TOP - 16)]
+        case["expect"].pop("events", None)
+        out.append(_at_bound(case))
+        out.append(memory_gen.store_case("memory-top-u16", f"""U16 2 x 4 stored into the top page of a
+            {MEMORY_TOP}-byte memory (address {top:#x}).""", "U16", (2, 4), base=top, size=MEMORY_TOP,
+                                         profiles=["hw-ieee"]))
+    else:
+        out.append(memory_gen.prefetch_case("memory-top-u16", f"""U16 2 x 4 prefetched by every PE from the top
+            page of a {MEMORY_TOP}-byte memory (address {top:#x}).""", "U16", (2, 4), bases=(top,) * 4,
+                                            size=MEMORY_TOP, profiles=["hw-ieee"]))
+    return out
 
 
 # ---------------------------------------------------------------------------------------
