@@ -17,7 +17,7 @@ from typing import Optional
 
 from . import dtypes
 from .encoding.decoder import Decoded
-from .encoding.names import FPATR_FIELDS, TEPL_BY_SELECTOR, transform_layouts
+from .encoding.names import BSTART_VARIANTS, FPATR_FIELDS, TEPL_BY_SELECTOR, transform_layouts
 from .faults import bundle_control, illegal_instruction, tile_allocation, tile_legality
 from .layouts import derived_rows
 from .ops import registry
@@ -64,6 +64,7 @@ class Binding:
 class BlockState:
     active: bool = False
     operation: Optional[str] = None  # the registered operation the BSTART selected
+    form: Optional[str] = None  # the BSTART form key (a variant such as BSTART.TSTORE.SPART names its function)
     matrix: bool = False  # CUBE (Matrix) operation class
     data_type: Optional[dtypes.DataType] = None  # the BSTART DataType (None: DTYPE_NONE)
     datr: Optional[dict] = None
@@ -225,8 +226,8 @@ def _start(key: str, f: dict, state: MachineState, block: BlockState, profile: s
         if operation is None:
             raise illegal_instruction(
                 f"TEPL Mode {f['Mode']} Function {f['Function']} selects no Tile operation")
-    else:
-        operation = registry.operation_of_form(key)
+    else:  # an encoding variant (BSTART.TSTORE.SPART) opens its operation's block with its own form key
+        operation = registry.operation_of_form(key) or BSTART_VARIANTS.get(key)
     if block.active:
         state = commit(state, block, profile)
     entry = registry.find(operation)
@@ -234,7 +235,7 @@ def _start(key: str, f: dict, state: MachineState, block: BlockState, profile: s
         raise Unmodelled(f"{operation or key} is outside the modelled operations", state)
     # BSTART.TMOV also decodes DTYPE_NONE (31): no concrete type (None), which TMOV resolves
     # from its source (ResolveBundleEffectiveDataType).
-    return state, BlockState(active=True, operation=operation, matrix=entry.MATRIX,
+    return state, BlockState(active=True, operation=operation, form=key, matrix=entry.MATRIX,
                              data_type=dtypes.BY_CODE.get(f["DataType"]))
 
 

@@ -1443,3 +1443,11 @@ def _gmov_peer_of_pe0_only():
         first = state.read_gpr(block.ior["RegSrc0"]) if block.ior is not None else 0
         return [first] * 4
     return (Patch("pto_avs.device_model.ops.movement:PeerMove.peer_tids", replace_with(staticmethod(peer_tids))),)
+
+
+@mutant("shared-store-pe-bits-reversed", "a Shared-source TSTORE reads PE p's bit of the PE mask as bit p (not "
+        "bit 3 - p), so TSTORE.SPART stores the wrong PEs' quarters")
+def _shared_store_pe_bits_reversed():
+    def pe_selected(mask, pes):
+        return ((mask >> pes.astype(np.int64)) & 1).astype(bool)
+    return (Patch("pto_avs.device_model.ops.memory_flow:pe_selected", replace_with(pe_selected)),)

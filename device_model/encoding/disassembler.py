@@ -14,7 +14,7 @@ from .. import dtypes
 from ..padding import PAD_NAMES
 from ..state import PE_MASK_OF_MODE, mask_text
 from .forms import match_form
-from .names import (BRANCH_TYPE_NAMES, BSTART_OPERATIONS, CMODE_NAMES, GPR_NAMES, HINT_TEMPERATURES,
+from .names import (BRANCH_TYPE_NAMES, BSTART_OPERATIONS, BSTART_VARIANTS, CMODE_NAMES, GPR_NAMES, HINT_TEMPERATURES,
                     LAYOUT_TRANSFORMS, RELU_NAMES, ROUNDING_NAMES, TEPL_BY_SELECTOR, TEPL_OPS)
 
 
@@ -153,7 +153,7 @@ def _frame(mnemonic, role):
 
 _TEXT = {
     "BSTART.TEPL": _bstart_tepl,
-    **{key: _typed_bstart(key) for key in BSTART_OPERATIONS},
+    **{key: _typed_bstart(key) for key in (*BSTART_OPERATIONS, *BSTART_VARIANTS)},
     "BSTART.DIRECT": lambda f: f"BSTART DIRECT, {_displacement(f['simm25'], 25)}",
     "BSTART.COND": lambda f: f"BSTART COND, {_displacement(f['simm25'], 25)}",
     "BSTART.CALL": lambda f: f"BSTART.CALL {_displacement(f['simm12'], 12)}, {2 + 2 * f['uimm5']}, ->ra",

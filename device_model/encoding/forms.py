@@ -190,6 +190,9 @@ FORMS = (
     _typed_bstart(48, "BSTART.GMOV", 0x00D11181),
     _typed_bstart(49, "BSTART.TPREFETCH", 0x00311181),
     _typed_bstart(50, "BSTART.TSTORE", 0x00111181),
+    # An encoding variant of form 50 (its catalog record's encoding_variants: Function 14), which has no
+    # catalog index of its own: numbered past the catalog.
+    _typed_bstart(1050, "BSTART.TSTORE.SPART", 0x00E11181),
     _modelled(51, "BSTOP", "BSTOP", 32, 0xFFFFFFFF, 0x00000001),
     _modelled(52, "B.IOS", "B.IOS", 32, 0xF00871FF, 0x00001013, "SharedTID=20:8 SizeCode=15:4 PEMode=9:3",
               SizeCode=range(13)),

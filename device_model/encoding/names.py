@@ -92,6 +92,10 @@ BSTART_OPERATIONS = {
     "BSTART.TGEMVMX.ACC": "TGEMV_MX_ACC",
 }
 
+# BSTART encoding variants (a catalog form's encoding_variants, with no catalog index of their own) ->
+# the Tile operation whose block they open (BundleOperationDecodeCode maps TLSU Function 14 to TSTORE).
+BSTART_VARIANTS = {"BSTART.TSTORE.SPART": "TSTORE"}
+
 # GPR selector 0..23 -> assembly name (field domain PTO-FIELD-BLOCK-GPR-SELECTOR);
 # selectors 24..31 are reserved and have no name.
 # SPEC-CHOICE 18: that field domain names selector 1 sp and 2 a0, while the executable

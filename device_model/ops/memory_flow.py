@@ -32,6 +32,7 @@ import numpy as np
 from .. import block as blocks
 from .. import dtypes, memory
 from ..faults import bundle_control, tile_legality
+from .common import Publication
 from .operation import Operation
 
 U64 = np.uint64
@@ -91,7 +92,10 @@ class MemoryFlow(Operation):
         self.BSTART = bstart
 
     def commit_bundle(self, state, block, profile: str):
-        """ExecuteBundleTileOperationLocally for a memory flow; each step raises its fault."""
+        """ExecuteBundleTileOperationLocally for a memory flow; each step raises its fault. A block
+        with a B.IOS binding takes the Shared TLSU path instead (``shared_commit``)."""
+        if block.shared:
+            return self.shared_commit(state, block, profile)
         self.bindings_check(state, block)
         self.gpr_values_check(state, block)
         blocks._check_datr_applicability(block, self)
@@ -105,12 +109,14 @@ class MemoryFlow(Operation):
             raise fault
         return self.transfer(state, block, operands, footprint, index)
 
+    def shared_commit(self, state, block, profile: str):
+        """ExecuteBundleSharedTLSUOperation (asl/block/model/dispatch/shared-tlsu.asl) for this
+        operation's Shared form; a form the model does not hold stops the run."""
+        raise blocks.Unmodelled(f"the Shared (B.IOS) form of {self.NAME} is outside the modelled forms")
+
     def bindings_check(self, state, block) -> None:
         """BundleOperationBindingsComplete: the destination and source counts, a terminated
-        B.IOT stream, and no B.IOR field past RegSrc1 (Fault_BundleControl). A Shared (B.IOS)
-        binding selects the Shared form, which is not modelled: the run stops there."""
-        if block.shared:
-            raise blocks.Unmodelled(f"the Shared (B.IOS) form of {self.NAME} is outside the modelled forms")
+        B.IOT stream, and no B.IOR field past RegSrc1 (Fault_BundleControl)."""
         if (len(block.destinations()) != self.DESTINATIONS or len(block.sources()) != self.SOURCES
                 or (block.bindings and not block.stream_terminated())
                 or not block.scalar_schema_legal(self.GPR_INPUTS)):
@@ -177,3 +183,100 @@ class MemoryFlow(Operation):
 
     def transfer(self, state, block, operands, footprint, index):
         raise NotImplementedError(f"{self.NAME} states no transfer")
+
+
+# ---------------------------------------------------------------------------------------
+# The Shared source forms of TSTORE (Function 1, PE mask 1111) and TSTORE.SPART (Function 14,
+# any nonzero PE subset): ExecuteBundleSharedTLSUOperation and TSTOREShared
+# (asl/tile/model/memory/shared-movement.asl), reading S<n> through device_model/shared.py.
+
+def shared_store_shape(block, register) -> tuple:
+    """(valid_rows, valid_cols, cols): each present LB (LB1, LB0, LB2), else the register's
+    own when its descriptor is valid, else 1, 1 and the valid columns
+    (BundleSharedStoreValidRows/ValidColumns/Columns)."""
+    valid_cols = block.dims[0] if block.dims[0] is not None else (register.valid_cols if register else 1)
+    valid_rows = block.dims[1] if block.dims[1] is not None else (register.valid_rows if register else 1)
+    cols = block.dims[2] if block.dims[2] is not None else (register.cols if register else valid_cols)
+    return valid_rows, valid_cols, cols
+
+
+def element_quarters(elements: np.ndarray, dtype, capacity: int) -> np.ndarray:
+    """SharedTileElementRegion: the quarter (the PE) of the register's bytes that holds each
+    logical element: (element * bits div 8) * 4 div capacity."""
+    return ((elements.astype(np.int64) * dtype.bits // 8) * 4 // capacity).astype(np.uint8)
+
+
+def minimum_capacity(valid_rows: int, valid_cols: int, cols: int, dtype) -> int:
+    """MinimumTileCapacityBytesForShape: the least of 128 B .. 256 KiB that holds the shape (0: none)."""
+    from ..state import shape_legal
+    return next((128 << k for k in range(12) if shape_legal(128 << k, cols, valid_rows, valid_cols, dtype)), 0)
+
+
+def shared_words(register, shared_id: int, elements: np.ndarray, quarters: np.ndarray) -> np.ndarray:
+    """ReadSharedTileWord of each logical element: the register's Word (its element bits when
+    packed) where its descriptor is valid and the element's quarter is initialized (the model
+    holds a register whole: initialized where allocated, SPEC-CHOICE 66), else the
+    undefined-register value shared_id XOR element."""
+    undefined = U64(shared_id) ^ elements.astype(U64)
+    if register is None:
+        return undefined
+    held = pe_selected(register.mask, quarters)
+    return np.where(held, register.payload[elements], undefined)
+
+
+def pe_selected(mask: int, pes: np.ndarray) -> np.ndarray:
+    """PE p's bit of a PE mask b3b2b1b0 is bit 3 - p (PTOPEMaskBitOfPEIdentity)."""
+    return ((mask >> (3 - pes.astype(np.int64))) & 1).astype(bool)
+
+
+def shared_store(op, state, block, function: int):
+    """One Shared-source TSTORE: the checks in the spec's order (each Fault_TileLegality but the
+    B.IOR schema, Fault_BundleControl), every selected element's store probed, then stored."""
+    from .. import shared as registers  # the Shared register reads (device_model/shared.py)
+    from ..state import new_ordinary_tile
+
+    if len(block.shared) != 1:
+        raise tile_legality(f"{op.NAME}: a Shared form binds exactly one B.IOS")
+    shared_id, size_code, mask = block.shared[0]
+    dtype = block.data_type
+    if not block.scalar_schema_legal(op.GPR_INPUTS):
+        raise bundle_control(f"{op.NAME}: B.IOR RegSrc2 and RegDst must be zero")
+    blocks._check_datr_applicability(block, op)
+    if (function == 1 and mask != 0b1111) or size_code != 0 or block.bindings:  # SharedStorePEMaskLegal
+        raise tile_legality(f"{op.NAME}: Function {function} reads one Shared source (SizeCode 0)"
+                            + (" on all four PEs" if function == 1 else "") + " and binds no B.IOT")
+    register = state.shared_tiles[shared_id]
+    valid_rows, valid_cols, cols = shared_store_shape(block, register)
+    layout = blocks.layout_transform(block.datr_field("Layout"))[1]
+    if (not (valid_rows >= 1 and valid_cols >= 1 and cols >= 1 and valid_cols <= cols)
+            or not registers.read_schema_legal(register, valid_rows, valid_cols, cols, dtype, layout,
+                                               state.tile_capacity)):
+        raise tile_legality(f"{op.NAME}: S{shared_id} cannot be read as {valid_rows}x{valid_cols} of {cols} "
+                            f"{dtype.name} {layout} columns")
+    capacity = register.capacity if register is not None else minimum_capacity(valid_rows, valid_cols, cols, dtype)
+    tile = new_ordinary_tile(dtype, layout, "Any", capacity, cols, valid_rows, valid_cols, 0b1111)
+    elements = tile.valid_index.ravel()
+    quarters = element_quarters(elements, dtype, capacity)
+    selected = pe_selected(mask, quarters)
+    elements, quarters = elements[selected], quarters[selected]
+    rows_, cols_ = (grid.ravel()[selected] for grid in np.indices((valid_rows, valid_cols)))
+    agents = range(memory.MEMORY_AGENTS)
+    if block.ior is not None:
+        bases = np.array([state.read_pe_gpr(pe, block.ior["RegSrc0"]) for pe in agents], dtype=U64)
+        strides = np.array([state.read_pe_gpr(pe, block.ior["RegSrc1"]) for pe in agents], dtype=U64)
+    else:
+        bases = np.zeros(memory.MEMORY_AGENTS, dtype=U64)
+        strides = np.full(memory.MEMORY_AGENTS, dense_row_stride(cols, dtype), dtype=U64)
+    row_base = bases[quarters] + rows_.astype(U64) * strides[quarters]
+    if dtype.bits == 4:
+        addresses, nibble = row_base + (cols_.astype(U64) >> U64(1)), (cols_ & 1).astype(np.uint8)
+    else:
+        addresses, nibble = row_base + cols_.astype(U64) * U64(dtype.bits // 8), None
+    footprint = memory.Footprint(addresses, element_bytes(dtype), True, agents=quarters, nibble=nibble)
+    fault = memory.probe(footprint, state.memory_size)
+    if fault is not None:
+        raise fault
+    values = shared_words(register, shared_id, elements, quarters)
+    room = memory.MEMORY_EVENT_LIMIT - len(state.memory_events)
+    return Publication(memory=memory.write(state.memory, footprint, values),
+                       events=tuple(memory.store_events(state.memory, footprint, values, ORDER, room)))

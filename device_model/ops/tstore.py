@@ -10,7 +10,7 @@ from .. import memory
 from ..faults import tile_legality
 from ..state import cube_descriptor_legal, descriptor_configured, source_contents_defined
 from .common import Publication
-from .memory_flow import ORDER, MemoryFlow, strided_footprint
+from .memory_flow import ORDER, MemoryFlow, shared_store, strided_footprint
 from .registry import register
 
 
@@ -36,6 +36,11 @@ class TileStore(MemoryFlow):
         if fault is not None:
             raise fault
         return self.transfer(state, block, operands, footprint, None)
+
+    def shared_commit(self, state, block, profile: str):
+        """A Shared source (B.IOS): Function 1 on all four PEs, or TSTORE.SPART (Function 14) on any
+        nonzero subset (``memory_flow.shared_store``)."""
+        return shared_store(self, state, block, 14 if block.form == "BSTART.TSTORE.SPART" else 1)
 
     def memory_operands(self, state, block, index, tile) -> dict:
         source = state.tiles[block.sources()[0]]

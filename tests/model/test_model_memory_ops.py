@@ -278,3 +278,21 @@ def test_moves_never_crash_and_a_rejection_changes_nothing(op, dtype, extra, mas
     assert result.outcome in ("completed", "fault")
     if result.fault is not None:
         assert sorted(after.tiles) == sorted(before.tiles) and after.events == before.events
+
+
+def test_shared_tstore_stores_each_quarter_from_its_own_pe():
+    """Function 1 and TSTORE.SPART (memory_flow.shared_store): U32 S5 of 128 B in 4 columns puts rows
+    2k..2k+1 in PE k's quarter; PE k stores them at its own R1 + row * R2."""
+    machine = Machine()
+    machine.configure_shared_tile(5, "U32", capacity=128, cols=4, valid=(8, 1))
+    machine.write_shared_tile(5, [[0x11 * (r + 1)] for r in range(8)])
+    for pe in range(4):
+        machine.set_pe_gpr(pe, 1, 0x100 * (pe + 1))
+        machine.set_pe_gpr(pe, 2, 4)
+    assert machine.run("BSTART.TSTORE.SPART U32; B.IOR R1, R2; B.IOS S5, mask=0100; BSTOP").fault is None
+    snap = machine.snapshot()
+    assert [(e.agent, e.address, e.write) for e in snap.events] == [(1, 0x208, 0x33), (1, 0x20C, 0x44)]
+    assert snap.memory[0x100:0x120] == bytes(32)
+    assert machine.run("BSTART.TSTORE U32; B.IOR R1, R2; B.IOS S5, mask=0100; BSTOP").fault == "Fault_TileLegality"
+    assert machine.run("BSTART.TSTORE U32; B.IOR R1, R2; B.IOS S5, mask=1111; BSTOP").fault is None
+    assert [e.agent for e in machine.snapshot().events[2:]] == [0, 0, 1, 1, 2, 2, 3, 3]

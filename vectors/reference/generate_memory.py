@@ -657,6 +657,132 @@ def cube_cases() -> list:
 
 
 # ---------------------------------------------------------------------------------------
+# The Shared-source TSTORE forms (Function 1 and TSTORE.SPART, Function 14)
+
+SHARED_REFERENCE = ("asl/block/model/dispatch/shared-tlsu.asl ExecuteBundleSharedTLSUOperation, "
+                    "asl/tile/model/memory/shared-movement.asl TSTOREShared, shared-registers.asl "
+                    "ReadSharedTileWord (vectors/reference/memory.py shared_store_accesses, shared_word)")
+PE_BASES = (0x100, 0x200, 0x300, 0x400)
+
+
+def shared_store_case(name, description, t, register, *, sid=5, mask="1111", spart=False, bases=PE_BASES,
+                      stride=16, dims=None, ior="B.IOR R1, R2", extra=(), size=SPEC_MEMORY, expect_fault=None,
+                      binding=None, bstart_type=None):
+    """A TSTORE of S``sid`` (``register``: None, unallocated, or (capacity, cols, valid, allocation mask)
+    with the pattern in its valid region) through B.IOS, each PE's base and stride in its own R1/R2."""
+    dims = dict(dims or {})
+    if register is not None:
+        capacity, cols, valid, allocated = register
+        words = pattern(valid[0] * valid[1], t, 0x61)
+        by_element = {r * cols + c: words[r * valid[1] + c] for r in range(valid[0]) for c in range(valid[1])}
+        shared = engine.tile(sid, t, capacity, cols, list(valid), rows_of_values(words, valid[1]))
+        if allocated != "1111":
+            shared["mask"] = allocated
+        shape = (dims.get("LB1", valid[0]), dims.get("LB0", valid[1]), dims.get("LB2", cols))
+    else:
+        allocated, by_element = "0000", None
+        shape = (dims.get("LB1", 1), dims.get("LB0", 1), dims.get("LB2", dims.get("LB0", 1)))
+        capacity = 128
+        while engine.rows_of(capacity, shape[2], t) < shape[0]:
+            capacity *= 2
+    strides = [stride] * 4 if isinstance(stride, int) else list(stride)
+    pe_gprs = {pe: {BASE_GPR: bases[pe], STRIDE_GPR: strides[pe]} for pe in range(1, 4)}
+    program = block(f"BSTART.TSTORE{'.SPART' if spart else ''} {bstart_type or t}", dims, ior,
+                    [binding or f"B.IOS S{sid}, mask={mask}", *extra])
+    accesses = ref.shared_store_accesses(bases, strides, *shape, t, capacity, mask) if expect_fault is None else []
+    size_bytes = ref.element_bytes(t)
+    inside = [a for _, _, a, _ in accesses if a + size_bytes <= size]
+    initial = [(max(0, min(inside) - GUARD), bytes([0xEE]) * (max(inside) - min(inside) + size_bytes + 2 * GUARD))] \
+        if inside else []
+    state = state_of(size, initial, {BASE_GPR: bases[0], STRIDE_GPR: strides[0]}, None, pe_gprs)
+    if register is not None:
+        state["shared_tiles"] = [shared]
+    if expect_fault is None:
+        expect_fault = ref.probe((a for _, _, a, _ in accesses), size_bytes, size)
+        if expect_fault is None:
+            image = ref.Memory(size, initial)
+            values = [ref.shared_word(sid, e, by_element, allocated, agent) for agent, e, _, _ in accesses]
+            ref.store_by_agents(image, t, accesses, values)
+            touched = sorted(a for _, _, a, _ in accesses)
+            low, high = max(0, touched[0] - GUARD), min(size, touched[-1] + size_bytes + GUARD)
+            expect = {"fault": None, "flags": Hex(0), "allocated": Flow([]), "unchanged": "all",
+                      "memory": [region(low, image.bytes[low:high])]}
+            if len(image.events) <= EVENT_LIMIT:
+                expect["events"] = event_list(image.events)
+            return case(name, description, BOTH, "reference-generator", SHARED_REFERENCE, state, program, expect)
+        expect_fault = expect_fault if isinstance(expect_fault, tuple) else (expect_fault, None)
+    elif isinstance(expect_fault, str):
+        expect_fault = (expect_fault, None)
+    return case(name, description, BOTH, "hand", SHARED_REFERENCE, state, program, fault_expect(*expect_fault, []))
+
+
+def tstore_shared_cases() -> list:
+    quarters = (128, 4, (8, 2), "1111")  # U32: rows 0-1 in PE 0's quarter, 2-3 PE 1's, 4-5 PE 2's, 6-7 PE 3's
+    return [
+        shared_store_case("full-four-quarters-per-pe-bases", """Function 1 over S5 (U32, 128 B, 4 columns, valid
+            8x2): each element's quarter of the register (rows 0-1, 2-3, 4-5, 6-7) is stored by its PE, at that
+            PE's own R1 base (0x100, 0x200, 0x300, 0x400) plus row * R2 (16), with that PE as the event agent.""",
+                          "U32", quarters),
+        shared_store_case("spart-one-pe", """TSTORE.SPART (Function 14) with mask 0100: only PE 1's quarter (rows 2
+            and 3) is stored, from PE 1's base.""", "U32", quarters, mask="0100", spart=True),
+        shared_store_case("spart-two-pes-wide-strides", """TSTORE.SPART with mask 1100 (PE 0 and 1), each PE its own
+            stride (8, 24, 8, 40).""", "U32", quarters, mask="1100", spart=True, stride=(8, 24, 8, 40)),
+        shared_store_case("spart-u8-reduced-valid-region", """TSTORE.SPART over a U8 register (128 B, 4 columns,
+            valid 32x4) read as LB1=20 x LB0=3: quarters of 8 rows each; mask 1110 stores rows 0-19 by PE 0, 1
+            and 2 (PE 3's quarter, rows 24-31, is outside the read).""", "U8", (128, 4, (32, 4), "1111"), mask="1110", spart=True,
+                          dims={"LB0": 3, "LB1": 20}, bases=(0x100, 0x200, 0x300, 0x400), stride=4),
+        shared_store_case("unallocated-register-undefined-words", """S9 has no descriptor: LB0=4 gives a 1x4 U16
+            read at the least capacity (128 B); every element is the undefined-register value 9 XOR element
+            (0x9, 0x8, 0xB, 0xA) and the register stays unallocated.""", "U16", None, sid=9,
+                          dims={"LB0": 4}),
+        shared_store_case("partially-allocated-register", """S5 allocated on PE 0 and 1 only (mask 1100): the
+            quarters of PE 2 and 3 are not initialized, so SPART 1111 stores their undefined-register values
+            (5 XOR element).""", "U32", (128, 4, (8, 2), "1100"), mask="1111", spart=True),
+        shared_store_case("u4x2-nibbles", """A 4-bit register: each element's nibble of the containing byte
+            (col div 2, the high nibble for an odd column), the quarter by byte offset; mask 0001 stores PE 3's rows 24-31.""", "U4X2",
+                          (128, 8, (32, 8), "1111"), mask="0001", spart=True, stride=4),
+        shared_store_case("page-fault-in-pe-3-nothing-stored", """PE 3's base 4092: its second row's element at
+            4092 + 16 faults Fault_DataPage; every selected access is probed first, so no PE stores and no event
+            is recorded.""", "U32", quarters, bases=(0x100, 0x200, 0x300, 4092)),
+        shared_store_case("alignment-fault-in-pe-1", """PE 1's base 0x201 is not 4-byte aligned:
+            Fault_DataAlignment at 0x201 + 2 * 16 (its first element, row 2), nothing stored.""", "U32", quarters,
+                          bases=(0x100, 0x201, 0x300, 0x400)),
+        shared_store_case("function-1-needs-all-four-pes", """Function 1 (BSTART.TSTORE) with mask 1100:
+            SharedStorePEMaskLegal asks 1111, Fault_TileLegality.""", "U32", quarters, mask="1100",
+                          expect_fault="Fault_TileLegality"),
+        shared_store_case("b-ior-regsrc2-is-bundle-control", """B.IOR RegSrc2 nonzero: the scalar binding schema,
+            Fault_BundleControl.""", "U32", quarters, ior="B.IOR R1, R2, R3", expect_fault="Fault_BundleControl"),
+        shared_store_case("shared-destination-binding", """The B.IOS names S5 as a destination (SizeCode 1): TSTORE
+            reads a Shared source only, Fault_TileLegality.""", "U32", quarters,
+                          expect_fault="Fault_TileLegality", binding="B.IOS mask=1111, ->S5<1>"),
+        shared_store_case("two-shared-bindings", """Two B.IOS bindings: the Shared TLSU path takes exactly one,
+            Fault_TileLegality.""", "U32", quarters, expect_fault="Fault_TileLegality",
+                          extra=("B.IOS S6, mask=1111",)),
+        shared_store_case("spart-with-a-tile-binding", """TSTORE.SPART with a B.IOT beside its B.IOS:
+            Fault_TileLegality.""", "U32", quarters, mask="1111", spart=True, expect_fault="Fault_TileLegality",
+                          extra=("B.IOT T0, mask=1111, <last>",)),
+        shared_store_case("cols-differ-from-register", """LB2=8 against the register's 4 columns: the read schema
+            fails, Fault_TileLegality.""", "U32", quarters, dims={"LB2": 8}, expect_fault="Fault_TileLegality"),
+        shared_store_case("type-differs-from-register", """BSTART.TSTORE.SPART S32 over a U32 register: the read
+            schema asks the register's type, Fault_TileLegality.""", "U32", quarters, spart=True,
+                          expect_fault="Fault_TileLegality", bstart_type="S32"),
+    ]
+
+
+def tstore_shared_file() -> dict:
+    return {"format": "pto-avs-vector/1", "id": "PTO-AVS-X-TSTORE-SHARED-001", "operation": "TSTORE",
+            "kind": "execution",
+            "summary": "TSTORE from a Shared tile register: Function 1 on all four PEs and TSTORE.SPART on a PE "
+                       "subset, each quarter stored by its PE from that PE's own base and stride, "
+                       "undefined-register values, faults and their order",
+            "exercises": Flow(UNITS["TSTORE"]["readiness_subjects"]),
+            "provenance": (f"Expected memory and events from the independent reference {SHARED_REFERENCE}, one "
+                           f"access at a time (no code shared with device_model), written by `{COMMAND}`. Nothing "
+                           "here was produced by running the golden model."),
+            "cases": tstore_shared_cases()}
+
+
+# ---------------------------------------------------------------------------------------
 # Files
 
 def referenced(cases: list, reference: str) -> list:
@@ -698,6 +824,7 @@ def files(operations) -> dict:
     end in a TSTORE."""
     out = engine.spec_id_files(operations, spec_cases, x_file, PROVENANCE, "generate_memory.py")
     if "TSTORE" in operations:
+        out["PTO-AVS-X-TSTORE-SHARED-001.yaml"] = engine.render_spec_id(tstore_shared_file(), "generate_memory.py")
         for vector_id in kernels.KERNELS:
             out[f"{vector_id}.yaml"] = engine.render_spec_id(
                 kernels.kernel_file(vector_id, UNITS["TSTORE"]["readiness_subjects"], COMMAND), "kernels.py")

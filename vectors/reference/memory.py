@@ -129,3 +129,44 @@ def move(destination, source):
     out.words = [list(row) for row in source.words]
     out.defined = [list(row) for row in source.defined]
     return out
+
+
+def shared_store_accesses(bases, strides, valid_rows: int, valid_cols: int, cols: int, t: str, capacity: int,
+                          mask: str) -> list:
+    """[(agent, element, address, high_nibble)] of a Shared-source TSTORE (tile/model/memory/
+    shared-movement.asl TSTOREShared) over a RowMajor register: row-major over the valid region,
+    element = row * cols + col; its quarter of the register's bytes, (element * bits div 8) * 4 div
+    capacity, is the PE (agent) that stores it, when that PE is selected (``mask`` b3b2b1b0 names
+    PE 0 first: PE p is character p); the address is TileMemoryStridedByteAddress over that PE's own
+    base and byte row stride."""
+    out = []
+    for row in range(valid_rows):
+        for col in range(valid_cols):
+            element = row * cols + col
+            agent = (element * width(t) // 8) * 4 // capacity
+            if mask[agent] != "1":
+                continue
+            row_base = (bases[agent] + row * strides[agent]) & WORD
+            if width(t) == 4:
+                out.append((agent, element, (row_base + col // 2) & WORD, col % 2 == 1))
+            else:
+                out.append((agent, element, (row_base + col * width(t) // 8) & WORD, False))
+    return out
+
+
+def shared_word(shared_id: int, element: int, register_words=None, allocated: str = "1111",
+                agent: int = 0) -> int:
+    """ReadSharedTileWord: the register's element Word (``register_words`` by element index) when its
+    descriptor is valid and the element's quarter is initialized (``allocated``, PE 0 first: an
+    initial register is initialized where allocated), else UndefinedSharedTileWord = shared_id XOR
+    element."""
+    if register_words is None or allocated[agent] != "1":
+        return shared_id ^ element
+    return register_words[element]
+
+
+def store_by_agents(image: "Memory", t: str, accesses, words) -> None:
+    """TSTOREShared's stores, one at a time in access order, each event with its agent."""
+    for (agent, _, address, high), word in zip(accesses, words):
+        image.tstore(t, [(address, high)], [word])
+        image.events[-1]["agent"] = agent
