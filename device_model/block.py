@@ -12,7 +12,7 @@ new machine state.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from . import dtypes
@@ -68,6 +68,7 @@ class BlockState:
     matrix: bool = False  # CUBE (Matrix) operation class
     data_type: Optional[dtypes.DataType] = None  # the BSTART DataType (None: DTYPE_NONE)
     datr: Optional[dict] = None
+    catr: Optional[dict] = None  # B.CATR: DR, trap, far, atom, aq, rl
     fpatr: Optional[dict] = None
     dims: list = field(default_factory=lambda: [None, None, None])
     ior: Optional[dict] = None
@@ -171,6 +172,14 @@ def execute(decoded: Decoded, state: MachineState, block: BlockState, profile: s
         if not block.active:
             raise bundle_control("BSTOP with no active block")
         return commit(state, block, profile), BlockState()
+    if key == "B.CATR":
+        if not block.active or block.catr is not None:
+            raise bundle_control("B.CATR outside an active header or duplicated")
+        if f["trap"]:
+            raise Unmodelled("B.CATR trap=1 ends the block with Fault_BundlePostCommit after its effects, "
+                             "which is outside the modelled faults")
+        block.catr = dict(f)
+        return state, block
     if key == "B.DATR":
         if not block.active or block.datr is not None:
             raise bundle_control("B.DATR outside an active header or duplicated")
@@ -293,11 +302,34 @@ def _bind_shared(block: BlockState, f: dict) -> BlockState:
 # ----------------------------------------------------------------------------
 # Commit
 
+def memory_order(block: BlockState) -> str:
+    """CurrentBundleMemoryOrder: B.CATR aq and rl (both: AcquireRelease); Relaxed without them."""
+    catr = block.catr or {}
+    return {(1, 1): "AcquireRelease", (1, 0): "Acquire", (0, 1): "Release"}.get(
+        (catr.get("aq", 0), catr.get("rl", 0)), "Relaxed")
+
+
 def commit(state: MachineState, block: BlockState, profile: str) -> MachineState:
-    """Complete the block (ExecuteBundleTileOperationLocally): the block-level steps,
-    then the selected operation's own commit."""
+    """Complete the block (CompleteBundleAt: B.CATR DR only on a VEC, SFU or TLSU block, else
+    Fault_BundleControl before any effect; then ExecuteBundleTileOperationLocally: the
+    block-level steps, then the selected operation's own commit). Every memory event the
+    commit records carries the block's memory order (``memory_order``); B.CATR far executes
+    as a local block (ExecuteFarBundleTileOperation) and atom has no other effect in the ASL."""
+    if block.catr is not None and block.catr["DR"] and block.matrix:
+        raise bundle_control("B.CATR DR=1 applies to VEC, SFU and TLSU blocks only, not a CUBE block")
+    publication = _committed(state, block, profile)
+    if publication is None:
+        return state
+    order = memory_order(block)
+    if publication.events and order != "Relaxed":
+        publication.events = tuple(replace(event, order=order) for event in publication.events)
+    return publication.apply(state)
+
+
+def _committed(state: MachineState, block: BlockState, profile: str):
+    """The Publication of the block's commit (None: a strict no-op)."""
     if block.zero_participation and not block.bindings and not block.shared:
-        return state  # zero PE mask: strict no-op before any check
+        return None  # zero PE mask: strict no-op before any check
     if block.datr is not None and 21 <= block.datr["Layout"] <= 26:
         # BundleCubeTransportSelected: a present B.DATR with a CUBE transport Layout
         # (ND2M32 .. N82ND) routes every block to the TLSU transport path, which decodes
@@ -305,10 +337,10 @@ def commit(state: MachineState, block: BlockState, profile: str) -> MachineState
         # ``cube_transport``; any other operation's code decodes to no TLSU operation.
         entry = registry.find(block.operation)
         if getattr(entry, "TLSU", False):
-            return entry.cube_transport(state, block, profile).apply(state)
+            return entry.cube_transport(state, block, profile)
         raise illegal_instruction(f"Layout {block.datr['Layout']} selects the CUBE transport path, "
                                   f"where {block.operation} decodes to no TLSU operation")
-    return registry.find(block.operation).commit_bundle(state, block, profile).apply(state)
+    return registry.find(block.operation).commit_bundle(state, block, profile)
 
 
 def _check_datr_applicability(block: BlockState, op):

@@ -1451,3 +1451,9 @@ def _shared_store_pe_bits_reversed():
     def pe_selected(mask, pes):
         return ((mask >> pes.astype(np.int64)) & 1).astype(bool)
     return (Patch("pto_avs.device_model.ops.memory_flow:pe_selected", replace_with(pe_selected)),)
+
+
+@mutant("catr-order-lost", "the block ignores B.CATR aq/rl, so every memory event is recorded Relaxed instead of "
+        "the block's CurrentBundleMemoryOrder")
+def _catr_order_lost():
+    return (Patch("pto_avs.device_model.block:memory_order", replace_with(lambda block: "Relaxed")),)

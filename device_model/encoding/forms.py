@@ -113,7 +113,7 @@ _FRAME = "{0}Begin=15:5 {0}End=20:5 uimm=25:7@3 7:5@10"
 _GPRS3 = dict(RegSrc0=GPR_SELECTORS, RegSrc1=GPR_SELECTORS, RegSrc2=GPR_SELECTORS)
 
 FORMS = (
-    _form(0, "B.CATR", "B.CATR", 32, 0xFBF07FFF, 0x00000023,
+    _modelled(0, "B.CATR", "B.CATR", 32, 0xFBF07FFF, 0x00000023,
           "DR=26:1 trap=19:1 far=18:1 atom=17:1 aq=16:1 rl=15:1"),
     _modelled(1, "B.DATR", "B.DATR", 32, 0x000C707F, 0x00001023,
               "CMode=29:3 PadValue=27:2 Sat=26:1 Canonicalize=25:1 DataType=20:5 RMode=15:3 Layout=7:5",

@@ -37,7 +37,7 @@ from .operation import Operation
 
 U64 = np.uint64
 CUBE_LAYOUTS = {21: "CUBE_M32", 22: "CUBE_M16", 23: "CUBE_N8", 24: "CUBE_M32", 25: "CUBE_M16", 26: "CUBE_N8"}
-ORDER = "Relaxed"  # CurrentBundleMemoryOrder without B.CATR aq/rl (B.CATR is not modelled: it stops the run)
+ORDER = "Relaxed"  # the order an operation records; block.commit gives every event its block's B.CATR order
 
 
 def element_bytes(dtype) -> int:

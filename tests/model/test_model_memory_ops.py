@@ -296,3 +296,22 @@ def test_shared_tstore_stores_each_quarter_from_its_own_pe():
     assert machine.run("BSTART.TSTORE U32; B.IOR R1, R2; B.IOS S5, mask=0100; BSTOP").fault == "Fault_TileLegality"
     assert machine.run("BSTART.TSTORE U32; B.IOR R1, R2; B.IOS S5, mask=1111; BSTOP").fault is None
     assert [e.agent for e in machine.snapshot().events[2:]] == [0, 0, 1, 1, 2, 2, 3, 3]
+
+
+@pytest.mark.parametrize("catr, order", [("", "Relaxed"), ("B.CATR {aq}; ", "Acquire"), ("B.CATR {rl}; ", "Release"),
+                                         ("B.CATR {aqrl, far, dr}; ", "AcquireRelease"),
+                                         ("B.CATR {atomic}; ", "Relaxed")])
+def test_catr_sets_the_order_of_every_event_of_its_block(catr, order):
+    machine = Machine()
+    machine.set_gpr(1, 0x100)
+    result = machine.run(f"BSTART.TLOAD U8; {catr}B.DIM LB0=2; B.IOR R1, zero; B.IOT mask=1111, <last>, ->T<1>; "
+                         "BSTOP; BSTART.TPREFETCH U8; B.DIM LB0=1; BSTOP")
+    assert result.fault is None
+    assert [e.order for e in machine.snapshot().events] == [order, order] + ["Relaxed"] * 4  # the next block's own
+
+
+def test_catr_rules():
+    machine = Machine()
+    assert machine.run("BSTART.TLOAD U8; B.CATR {aq}; B.CATR {rl}; B.DIM LB0=1; BSTOP").fault == "Fault_BundleControl"
+    assert machine.run("BSTART.TMATMUL FP16; B.CATR {dr}; BSTOP").fault == "Fault_BundleControl"  # DR: not CUBE
+    assert machine.run("BSTART.TLOAD U8; B.CATR {trap}; B.DIM LB0=1; BSTOP").outcome == "not modelled"

@@ -24,7 +24,7 @@ import sys
 
 from . import engine, kernels
 from . import memory as ref
-from .engine import UNITS, Flow, FlowMap, Hex, case, hexrows, size_code, smallest_tile, spec_ref, width
+from .engine import UNITS, Block, Flow, FlowMap, Hex, case, hexrows, size_code, smallest_tile, spec_ref, width
 
 COMMAND = ".venv/bin/python -m pto_avs.vectors.reference.generate_memory"
 BOTH = ["pto-v0", "hw-ieee"]
@@ -783,6 +783,74 @@ def tstore_shared_file() -> dict:
 
 
 # ---------------------------------------------------------------------------------------
+# B.CATR memory ordering: every event of a block carries CurrentBundleMemoryOrder
+
+ORDER_REFERENCE = ("asl/block/model/state/control-state.asl CurrentBundleMemoryOrder, asl/block/attributes/B.CATR.asl, "
+                   "asl/block/model/commit/validation.asl (DR) (vectors/reference/memory.py memory_order)")
+
+
+def with_catr(built: dict, items, description: str) -> dict:
+    """``built`` with ``B.CATR {items}`` after its BSTART and every expected event in the order those
+    items give (memory_order)."""
+    lines = str(built["program"]).splitlines()
+    built["program"] = Block("\n".join([lines[0], "B.CATR {" + ", ".join(items) + "}", *lines[1:]]))
+    order = ref.memory_order(items)
+    for event in built["expect"].get("events", []):
+        event["order"] = order
+    built["description"] = " ".join(description.split())
+    built["reference"] = ORDER_REFERENCE
+    return built
+
+
+def order_cases(op: str) -> list:
+    if op == "TLOAD":
+        def make(name):
+            return load_case(name, "", "U16", (1, 3))
+        forms = [((), "relaxed-without-catr"), (("aq",), "acquire"), (("rl",), "release"),
+                 (("aqrl",), "acquire-release"), (("aq", "rl"), "aq-and-rl"),
+                 (("atomic", "far", "dr"), "atomic-far-dr-stay-relaxed"), (("aqrl", "far", "dr"), "far-dr-aqrl")]
+    elif op == "TSTORE":
+        def make(name):
+            return store_case(name, "", "U32", (2, 2))
+        forms = [(("aq",), "acquire"), (("rl",), "release"), (("aqrl", "atomic"), "acquire-release-atomic")]
+    else:
+        def make(name):
+            return prefetch_case(name, "", "U8", (1, 2), strides=[2] * 4)
+        forms = [(("rl",), "release"), (("aqrl", "dr"), "acquire-release-dr")]
+    cases = []
+    for items, name in forms:
+        order = ref.memory_order(items)
+        built = make(name)
+        if not items:
+            built["description"] = f"No B.CATR: every {op} event is Relaxed."
+            built["reference"] = ORDER_REFERENCE
+            cases.append(built)
+            continue
+        cases.append(with_catr(built, items, f"""B.CATR {{{", ".join(items)}}}: every {op} event of the block
+            carries the memory order {order} (aq and rl select it; trap, atomic, far and dr do not)."""))
+    duplicate = with_catr(make("duplicate-catr-is-bundle-control"), ("aq",), "")
+    lines = str(duplicate["program"]).splitlines()
+    duplicate["program"] = Block("\n".join([lines[0], lines[1], lines[1], *lines[2:]]))
+    duplicate["description"] = "A second B.CATR in one header: Fault_BundleControl before any effect."
+    duplicate["source"] = "hand"
+    tiles = duplicate.get("state", {}).get("tiles") or []
+    duplicate["expect"] = fault_expect("Fault_BundleControl", None, [t["index"] for t in tiles])
+    cases.append(duplicate)
+    return cases
+
+
+def order_file(op: str) -> dict:
+    return {"format": "pto-avs-vector/1", "id": f"PTO-AVS-X-{op}-ORDER-001", "operation": op, "kind": "execution",
+            "summary": f"{op} under B.CATR: every memory event carries the block's memory order (aq, rl), the other "
+                       "B.CATR fields leave it Relaxed, and B.CATR is unique per header",
+            "exercises": Flow(UNITS[op]["readiness_subjects"]),
+            "provenance": (f"Expected memory and events from the independent reference {REFERENCE}, the order from "
+                           f"{ORDER_REFERENCE}, written by `{COMMAND}`. Nothing here was produced by running the "
+                           "golden model."),
+            "cases": order_cases(op)}
+
+
+# ---------------------------------------------------------------------------------------
 # Files
 
 def referenced(cases: list, reference: str) -> list:
@@ -825,6 +893,8 @@ def files(operations) -> dict:
     out = engine.spec_id_files(operations, spec_cases, x_file, PROVENANCE, "generate_memory.py")
     if "TSTORE" in operations:
         out["PTO-AVS-X-TSTORE-SHARED-001.yaml"] = engine.render_spec_id(tstore_shared_file(), "generate_memory.py")
+    for op in operations:
+        out[f"PTO-AVS-X-{op}-ORDER-001.yaml"] = engine.render_spec_id(order_file(op), "generate_memory.py")
         for vector_id in kernels.KERNELS:
             out[f"{vector_id}.yaml"] = engine.render_spec_id(
                 kernels.kernel_file(vector_id, UNITS["TSTORE"]["readiness_subjects"], COMMAND), "kernels.py")

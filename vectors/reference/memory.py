@@ -170,3 +170,14 @@ def store_by_agents(image: "Memory", t: str, accesses, words) -> None:
     for (agent, _, address, high), word in zip(accesses, words):
         image.tstore(t, [(address, high)], [word])
         image.events[-1]["agent"] = agent
+
+
+def memory_order(catr_items=()) -> str:
+    """CurrentBundleMemoryOrder (block/model/state/control-state.asl) from the B.CATR items of a
+    block: aq and rl (or aqrl) AcquireRelease, aq Acquire, rl Release, else Relaxed; trap, atomic,
+    far and dr leave it alone."""
+    items = set(catr_items)
+    acquire = "aq" in items or "aqrl" in items
+    release = "rl" in items or "aqrl" in items
+    return {(True, True): "AcquireRelease", (True, False): "Acquire", (False, True): "Release"}.get(
+        (acquire, release), "Relaxed")
