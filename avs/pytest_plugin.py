@@ -958,16 +958,22 @@ ALWAYS_SHOWN = ("pass", "fail", "not supported", "device error")  # the other co
 
 def _table(title: str, rows: dict, *, total_row: bool = True) -> list[str]:
     """``rows`` {name: (cases, Counter of outcomes)} as aligned text lines, with a total row
-    (not for overlapping rows: a case traces to several ADRs)."""
+    (not for overlapping rows: a case traces to several ADRs). The outcomes count runs (a case
+    once per device), so where a case ran on several devices a ``runs`` column says how many."""
     shown = [o for o in TABLE_OUTCOMES if o in ALWAYS_SHOWN or any(counts[o] for _, counts in rows.values())]
     total_cases = sum(cases for cases, _ in rows.values())
     total = Counter()
     for _, counts in rows.values():
         total.update(counts)
-    body = [[name, str(cases), *(str(counts[o]) for o in shown)] for name, (cases, counts) in sorted(rows.items())]
+    runs = any(sum(counts.values()) != cases for cases, counts in rows.values())
+
+    def cells(cases, counts):
+        return [str(cases), *([str(sum(counts.values()))] if runs else []), *(str(counts[o]) for o in shown)]
+
+    body = [[name, *cells(cases, counts)] for name, (cases, counts) in sorted(rows.items())]
     if total_row:
-        body.append(["total", str(total_cases), *(str(total[o]) for o in shown)])
-    header = [title, "cases", *shown]
+        body.append(["total", *cells(total_cases, total)])
+    header = [title, "cases", *(["runs"] if runs else []), *shown]
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
 
     def line(row):
@@ -978,8 +984,8 @@ def _table(title: str, rows: dict, *, total_row: bool = True) -> list[str]:
 
 def outcome_tables(places, *, by_adr: bool, adrs=(), every_divergence: bool = False) -> list[str]:
     """The closing summary: one row per operation (and per ADR when ``by_adr``: the ``adrs``
-    asked for, when any, else every ADR the cases trace to): distinct cases,
-    then each outcome counted over the case's runs (one per device); with two or more devices,
+    asked for, when any, else every ADR the cases trace to): distinct cases, their runs when a
+    case ran on several devices, then each outcome counted over the runs; with two or more devices,
     the first case per operation (in case-ID order) on which the devices' outcomes differ."""
     by_operation: dict = {}
     by_adr_rows: dict = {}

@@ -560,10 +560,10 @@ def test_the_run_ends_with_a_table_per_operation_and_the_first_divergence(avs, w
     result.stdout.fnmatch_lines([
         "pto-avs: 7 pass, 1 fail",
         "",
-        "operation  cases  pass  fail  not supported  device error",
-        "TCVT           2     4     0              0             0",
-        "TMULS          2     3     1              0             0",
-        "total          4     7     1              0             0",
+        "operation  cases  runs  pass  fail  not supported  device error",
+        "TCVT           2     4     4     0              0             0",
+        "TMULS          2     4     3     1              0             0",
+        "total          4     8     7     1              0             0",
         "",
         "TMULS: first divergence PTO-AVS-TILE-TMULS-WIDTH-001::u8-times-3-wraps: replay:*board.json fail, "
         "replay:*lab.json pass",
@@ -572,8 +572,8 @@ def test_the_run_ends_with_a_table_per_operation_and_the_first_divergence(avs, w
 
 def test_the_closing_tables_are_per_adr_with_adr_and_absent_under_quiet(avs):
     by_adr = avs.run(*two_labs(avs), "--adr", "ADR-0081")
-    by_adr.stdout.fnmatch_lines(["ADR *cases  pass  fail  not supported  device error",
-                                 "ADR-0081      2     3     1              0             0", ""])
+    by_adr.stdout.fnmatch_lines(["ADR *cases  runs  pass  fail  not supported  device error",
+                                 "ADR-0081      2     4     3     1              0             0", ""])
     assert "ADR-0035" not in by_adr.stdout.str()  # (another ADR of the TMULS file, not asked for)
     quiet = avs.run(*two_labs(avs), "-q")
     quiet.stdout.fnmatch_lines(["pto-avs: 7 pass, 1 fail"])
