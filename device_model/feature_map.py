@@ -128,10 +128,11 @@ def describe(spec: dict) -> FeatureMap:
     values = {"layout": "NC1HWC0", "depth": 1, "stride_height": 1, "stride_width": 1, "dilation_height": 1,
               "dilation_width": 1, "pad_left": 0, "pad_right": 0, "pad_top": 0, "pad_bottom": 0, "padding": 0,
               "transposed": False, "valid": True, **spec}
-    values.setdefault("logical_channels", values["channel_groups"] * values["channels_per_group"])
     if values["layout"] not in LAYOUTS:
         raise FeatureMapError("layout", f"{values['layout']!r} is not one of {', '.join(LAYOUTS)}")
-    for name, (low, high) in RANGES.items():
+    for name, (low, high) in RANGES.items():  # logical_channels last: its default needs C1 and C0
+        if name == "logical_channels":
+            values.setdefault(name, min(values["channel_groups"] * values["channels_per_group"], high))
         value = values[name]
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise FeatureMapError(name, f"{value!r} is not an integer {low}..{high}")

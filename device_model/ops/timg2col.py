@@ -24,7 +24,7 @@ SPEC-CHOICE 78: the operand rule takes every carrier-only type (TileCarrierOnlyD
 though the contract and TileImg2ColDataTypeSupported name nine; pto-v0 follows the rule.
 SPEC-CHOICE 79: a block allocates its destination in Any (ResolveBundleTileDestinations), and
 the operand rule wants Matrix, so every TIMG2COL block that reaches it is Fault_TileLegality;
-posM and posK are B.DIM LB0 and LB1 there (as SPEC-CHOICE 47), and B.IOR takes no field.
+posM and posK are B.DIM LB0 and LB1 there (as TEXTRACT's offsets are), and B.IOR takes no field.
 """
 from __future__ import annotations
 

@@ -414,7 +414,7 @@ FAMILY_MODULES = ("generate_elementwise", "generate_arith", "generate_compare", 
                   "generate_postprocess", "legality_layout", "generate_expansion",
                   "generate_reductions", "generate_rearrange", "strength", "generate_sorting", "generate_matrix",
                   "generate_generation", "generate_memory", "strength_derived", "generate_movement",
-                  "generate_gather_scatter")
+                  "generate_img2col", "generate_gather_scatter")
 
 
 def families() -> list[Family]:
