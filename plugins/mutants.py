@@ -1290,6 +1290,51 @@ def _tfillpad_fills_valid_region():
 
 
 # ---------------------------------------------------------------------------
+# TIMG2COL (the image-to-column window of a feature map)
+
+IMG2COL = "pto_avs.device_model.ops.timg2col"
+
+
+def _with_feature_map(make_descriptor):
+    """Patches TIMG2COL's element walk (``referenced``) to read a changed descriptor."""
+    def make(original):
+        def referenced(source, descriptor, rows, cols, row_offset, column_offset):
+            return original(source, make_descriptor(descriptor), rows, cols, row_offset, column_offset)
+        return referenced
+    return (Patch(f"{IMG2COL}:referenced", make),)
+
+
+@mutant("img2col-stride-off-by-one", "TIMG2COL steps each output row one input row short of the stride (stride - 1, "
+        "at least 1), so only a stride of 1 or 2 across reads right")
+def _img2col_stride_off_by_one():
+    import dataclasses
+    return _with_feature_map(lambda d: dataclasses.replace(d, stride_height=max(d.stride_height - 1, 1)))
+
+
+@mutant("img2col-dilation-off-by-one", "TIMG2COL places the filter taps dilation - 1 apart (at least 1): a dilated "
+        "filter reads adjacent input rows and columns")
+def _img2col_dilation_off_by_one():
+    import dataclasses
+    return _with_feature_map(lambda d: dataclasses.replace(d, dilation_height=max(d.dilation_height - 1, 1),
+                                                           dilation_width=max(d.dilation_width - 1, 1)))
+
+
+@mutant("img2col-padding-zero", "TIMG2COL writes 0 where the descriptor's typed padding value belongs (outside the "
+        "image and past logical_channels)")
+def _img2col_padding_zero():
+    import dataclasses
+
+    def make(original):
+        def arrange(self, grid, defined, tiles, dst, sources, scalar, pad, row_offset, column_offset):
+            tiles = list(tiles)
+            source = tiles[sources[0]]
+            tiles[sources[0]] = source.with_descriptor(feature_map=dataclasses.replace(source.feature_map, padding=0))
+            original(self, grid, defined, tiles, dst, sources, scalar, pad, row_offset, column_offset)
+        return arrange
+    return (Patch(f"{IMG2COL}:TileImageToColumn.arrange", make),)
+
+
+# ---------------------------------------------------------------------------
 # the generation group (TCI, TTRI, THISTOGRAM, TDEQUANT, TGATHER, TSCATTER)
 
 @mutant("tci-direction-inverted", "TCI decodes the B.IOR direction bit inverted: 0 writes start - k and 1 "
