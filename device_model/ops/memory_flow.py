@@ -103,10 +103,7 @@ class MemoryFlow(Operation):
             raise tile_legality("bindings use different PE masks")
         index, tile = self.resolve_destination(state, block) if self.DESTINATIONS else (None, None)
         operands = self.memory_operands(state, block, index, tile)
-        footprint = self.memory_footprint(state, operands)
-        fault = memory.probe(footprint, state.memory_size)
-        if fault is not None:
-            raise fault
+        footprint = self.probed(self.memory_footprint(state, operands), state)
         return self.transfer(state, block, operands, footprint, index)
 
     def shared_commit(self, state, block, profile: str):
@@ -175,6 +172,19 @@ class MemoryFlow(Operation):
     def check_call(self, call: dict) -> None:
         raise ValueError(f"{self.NAME} runs through its block ({self.BSTART}), not a direct call")
 
+    @staticmethod
+    def event_room(state) -> int:
+        """How many more events the log takes (the spec's bound of 16)."""
+        return memory.MEMORY_EVENT_LIMIT - len(state.memory_events)
+
+    @staticmethod
+    def probed(footprint: memory.Footprint, state) -> memory.Footprint:
+        """The footprint, after ``memory.probe`` found no fault in it (else its fault is raised)."""
+        fault = memory.probe(footprint, state.memory_size)
+        if fault is not None:
+            raise fault
+        return footprint
+
     def memory_operands(self, state, block, index, tile) -> dict:
         raise NotImplementedError(f"{self.NAME} states no operands")
 
@@ -184,6 +194,26 @@ class MemoryFlow(Operation):
     def transfer(self, state, block, operands, footprint, index):
         raise NotImplementedError(f"{self.NAME} states no transfer")
 
+
+
+class RegularTransfer(MemoryFlow):
+    """TLOAD and TSTORE (asl/tile/model/memory/load-store.asl): one tile's valid region over the
+    strided footprint (``strided_footprint``), read (``WRITE`` False) or written; a declaration
+    states its operands (``memory_operands``: the tile, base, stride), its ``transfer`` and its
+    CUBE conversion (``cube_transfer``)."""
+
+    WRITE = False
+
+    def memory_footprint(self, state, operands) -> memory.Footprint:
+        tile = operands["tile"]
+        return strided_footprint(operands["base"], operands["stride"], tile.valid_rows, tile.valid_cols,
+                                 tile.dtype, write=self.WRITE)
+
+    def loaded(self, state, footprint, dtype, rows: int, cols: int) -> tuple:
+        """(rows x cols loaded Words, the Load events) of a probed read footprint."""
+        raw = memory.read(state.memory, footprint)
+        values = decode_loaded(raw, dtype, footprint.nibble).reshape(rows, cols)
+        return values, tuple(memory.load_events(footprint, raw, ORDER, self.event_room(state)))
 
 # ---------------------------------------------------------------------------------------
 # The Shared source forms of TSTORE (Function 1, PE mask 1111) and TSTORE.SPART (Function 14,

@@ -8,15 +8,14 @@ parity) after the whole footprint is probed; every access records a Load event; 
 region becomes defined, the rest of the new tile stays undefined."""
 import numpy as np
 
-from .. import memory
 from ..faults import tile_allocation, tile_legality
 from ..state import allocation_bytes, cube_shape_legal, descriptor_legal, new_cube_tile
 from .common import Publication, result_tile
-from .memory_flow import ORDER, MemoryFlow, decode_loaded, strided_footprint
+from .memory_flow import RegularTransfer, strided_footprint
 from .registry import register
 
 
-class TileLoad(MemoryFlow):
+class TileLoad(RegularTransfer):
     DESTINATIONS = 1
     CUBE_LAYOUT_CODES = frozenset({21, 22, 23})  # ND2M32, ND2M16, ND2N8
 
@@ -34,15 +33,9 @@ class TileLoad(MemoryFlow):
         if index is None:
             raise tile_allocation(f"no free TileIndex in hand {'TUMN'[hand]}")
         tile = new_cube_tile(dtype, layout, size, valid_rows, valid_cols, binding.mask)
-        footprint = strided_footprint(base, stride, valid_rows, valid_cols, dtype, write=False)
-        fault = memory.probe(footprint, state.memory_size)
-        if fault is not None:
-            raise fault
-        raw = memory.read(state.memory, footprint)
-        values = decode_loaded(raw, dtype, footprint.nibble).reshape(valid_rows, valid_cols)
-        room = memory.MEMORY_EVENT_LIMIT - len(state.memory_events)
-        return Publication(tiles={index: result_tile(tile, values, block.pad())},
-                           events=tuple(memory.load_events(footprint, raw, ORDER, room)))
+        footprint = self.probed(strided_footprint(base, stride, valid_rows, valid_cols, dtype, write=False), state)
+        values, events = self.loaded(state, footprint, dtype, valid_rows, valid_cols)
+        return Publication(tiles={index: result_tile(tile, values, block.pad())}, events=events)
 
     def memory_operands(self, state, block, index, tile) -> dict:
         base, stride = self.base_and_stride(state, block, tile.cols)
@@ -50,21 +43,13 @@ class TileLoad(MemoryFlow):
             raise tile_legality(f"{self.NAME}: the destination descriptor is not legal")
         return {"tile": tile, "base": base, "stride": stride}
 
-    def memory_footprint(self, state, operands) -> memory.Footprint:
-        tile = operands["tile"]
-        return strided_footprint(operands["base"], operands["stride"], tile.valid_rows, tile.valid_cols,
-                                 tile.dtype, write=False)
-
     def transfer(self, state, block, operands, footprint, index):
         tile = operands["tile"]
-        raw = memory.read(state.memory, footprint)
-        values = decode_loaded(raw, tile.dtype, footprint.nibble).reshape(tile.valid_rows, tile.valid_cols)
+        values, events = self.loaded(state, footprint, tile.dtype, tile.valid_rows, tile.valid_cols)
         payload, defined = tile.payload.copy(), tile.defined.copy()
         payload[tile.valid_index] = values & np.uint64(tile.element_mask)
         defined[tile.valid_index] = True
-        room = memory.MEMORY_EVENT_LIMIT - len(state.memory_events)
-        return Publication(tiles={index: tile.with_contents(payload, defined)},
-                           events=tuple(memory.load_events(footprint, raw, ORDER, room)))
+        return Publication(tiles={index: tile.with_contents(payload, defined)}, events=events)
 
 
 register(TileLoad("TLOAD", "BSTART.TLOAD"))

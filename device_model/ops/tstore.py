@@ -10,11 +10,12 @@ from .. import memory
 from ..faults import tile_legality
 from ..state import cube_descriptor_legal, descriptor_configured, source_contents_defined
 from .common import Publication
-from .memory_flow import ORDER, MemoryFlow, shared_store, strided_footprint
+from .memory_flow import ORDER, RegularTransfer, shared_store
 from .registry import register
 
 
-class TileStore(MemoryFlow):
+class TileStore(RegularTransfer):
+    WRITE = True
     SOURCES = 1
     CUBE_LAYOUT_CODES = frozenset({24, 25, 26})  # M322ND, M162ND, N82ND
 
@@ -31,11 +32,7 @@ class TileStore(MemoryFlow):
             raise tile_legality(f"{self.NAME}: the source is not a defined {layout} {dtype.name} tile of valid "
                                 f"{valid_rows}x{valid_cols} allocated on the binding's PEs")
         operands = {"tile": source, "base": base, "stride": stride}
-        footprint = self.memory_footprint(state, operands)
-        fault = memory.probe(footprint, state.memory_size)
-        if fault is not None:
-            raise fault
-        return self.transfer(state, block, operands, footprint, None)
+        return self.transfer(state, block, operands, self.probed(self.memory_footprint(state, operands), state), None)
 
     def shared_commit(self, state, block, profile: str):
         """A Shared source (B.IOS): Function 1 on all four PEs, or TSTORE.SPART (Function 14) on any
@@ -52,16 +49,11 @@ class TileStore(MemoryFlow):
             raise tile_legality(f"{self.NAME}: the source is not a legal, fully defined tile")
         return {"tile": source, "base": base, "stride": stride}
 
-    def memory_footprint(self, state, operands) -> memory.Footprint:
-        tile = operands["tile"]
-        return strided_footprint(operands["base"], operands["stride"], tile.valid_rows, tile.valid_cols,
-                                 tile.dtype, write=True)
-
     def transfer(self, state, block, operands, footprint, index):
         values = operands["tile"].valid_words().ravel()
-        room = memory.MEMORY_EVENT_LIMIT - len(state.memory_events)
         return Publication(memory=memory.write(state.memory, footprint, values),
-                           events=tuple(memory.store_events(state.memory, footprint, values, ORDER, room)))
+                           events=tuple(memory.store_events(state.memory, footprint, values, ORDER,
+                                                            self.event_room(state))))
 
 
 register(TileStore("TSTORE", "BSTART.TSTORE"))
