@@ -36,7 +36,7 @@ from ..dtypes import DataType, dtype as _dtype
 from . import convert_fast, e8m0
 from .encode import geometry, overflow_result, round_to_float
 from .flags import FLAG_NV, FLAG_NX, FLAG_OF, FLAG_UF
-from .formats import ValueClass, decode_lanes
+from .formats import CLASS_CODES, decode_lanes
 from .integers import convert_integer, indefinite_word, maximum_word, minimum_word, round_to_integer
 from .rounding import RoundingMode, rounding_mode
 from .words import MASK64, U64, as_words, lanes, normalize_integer
@@ -284,9 +284,9 @@ def _generic(lane, s: DataType, d: DataType, mode, saturate, canonicalize):
     words = np.zeros(lane.shape, dtype=U64)
     flags = np.zeros(lane.shape, dtype=np.uint8)
     cls = dec.cls
-    signaling = (cls == ValueClass.SIGNALING_NAN) & (not canonicalize)
-    invalid_operand = signaling | (cls == ValueClass.INVALID_ENCODING)
-    not_a_number = dec.nan | (cls == ValueClass.INVALID_ENCODING)
+    signaling = (cls == CLASS_CODES.SIGNALING_NAN) & (not canonicalize)
+    invalid_operand = signaling | (cls == CLASS_CODES.INVALID_ENCODING)
+    not_a_number = dec.nan | (cls == CLASS_CODES.INVALID_ENCODING)
     finite = np.flatnonzero(dec.finite)
     infinite = np.flatnonzero(dec.infinite)
     if d.is_integer:

@@ -37,7 +37,17 @@ class ValueClass(enum.IntEnum):
     SIGNALING_NAN = 10
 
 
-_C = ValueClass
+
+class CLASS_CODES:
+    """The ValueClass codes as numpy uint8 scalars, for whole-array expressions: numpy probes
+    an IntEnum operand's class for its array protocols, through the slow failing lookups of
+    ``EnumType.__getattr__``, a few microseconds per operation."""
+
+
+for _member in ValueClass:
+    setattr(CLASS_CODES, _member.name, np.uint8(_member.value))
+
+_C = CLASS_CODES
 
 
 @dataclass

@@ -44,7 +44,7 @@ from ..dtypes import DataType, dtype as _dtype
 from . import ieee_fast
 from .encode import infinity_code, round_to_float
 from .flags import FLAG_DZ, FLAG_NV
-from .formats import Decoded, ValueClass, decode_lanes
+from .formats import CLASS_CODES, Decoded, decode_lanes
 from .rounding import RoundingMode, rounding_mode
 from .wide import FIT, bits, isqrt, shift_left, signed_sum, to_u64, widen, with_sticky
 from .words import U64, as_words, bit_length, lanes
@@ -104,15 +104,15 @@ def exact_sum(n1, s1, e1, n2, s2, e2):
 
 
 def not_a_number(d: Decoded):
-    return d.nan | (d.cls == ValueClass.INVALID_ENCODING)
+    return d.nan | (d.cls == CLASS_CODES.INVALID_ENCODING)
 
 
 def signals_invalid(d: Decoded):
-    return (d.cls == ValueClass.SIGNALING_NAN) | (d.cls == ValueClass.INVALID_ENCODING)
+    return (d.cls == CLASS_CODES.SIGNALING_NAN) | (d.cls == CLASS_CODES.INVALID_ENCODING)
 
 
 def is_zero(d: Decoded):
-    return (d.cls == ValueClass.POSITIVE_ZERO) | (d.cls == ValueClass.NEGATIVE_ZERO)
+    return (d.cls == CLASS_CODES.POSITIVE_ZERO) | (d.cls == CLASS_CODES.NEGATIVE_ZERO)
 
 
 # ----------------------------------------------------------------------------- operands and results
@@ -313,7 +313,7 @@ def exact_div(a, b, dtype, rounding="RNE"):
 
 
 def _one(shape) -> Decoded:
-    return Decoded(np.full(shape, ValueClass.POSITIVE_NORMAL, dtype=np.uint8), np.zeros(shape, dtype=bool),
+    return Decoded(np.full(shape, CLASS_CODES.POSITIVE_NORMAL, dtype=np.uint8), np.zeros(shape, dtype=bool),
                    np.ones(shape, dtype=U64), np.zeros(shape, dtype=np.int64))
 
 

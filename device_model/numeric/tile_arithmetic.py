@@ -38,11 +38,11 @@ from . import ieee_float, transcendental
 from .convert import resolve_profile
 from .encode import infinity_code
 from .flags import FLAG_DZ, FLAG_NV
-from .formats import ValueClass, decode_lanes
+from .formats import CLASS_CODES, decode_lanes
 from .words import U64, as_words, lanes, normalize_integer
 
 _ONES = U64(0xFFFFFFFFFFFFFFFF)
-_C = ValueClass
+_C = CLASS_CODES
 BINARY = ("ADD", "SUB", "MUL", "DIV", "REM")
 UNARY = ("SQRT", "RSQRT", "RECIP", "EXP", "LOG")
 
