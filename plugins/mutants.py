@@ -1307,14 +1307,14 @@ def _with_feature_map(make_descriptor):
 @mutant("img2col-stride-off-by-one", "TIMG2COL steps each output row one input row short of the stride (stride - 1, "
         "at least 1), so only a stride of 1 or 2 across reads right")
 def _img2col_stride_off_by_one():
-    import dataclasses
+
     return _with_feature_map(lambda d: dataclasses.replace(d, stride_height=max(d.stride_height - 1, 1)))
 
 
 @mutant("img2col-dilation-off-by-one", "TIMG2COL places the filter taps dilation - 1 apart (at least 1): a dilated "
         "filter reads adjacent input rows and columns")
 def _img2col_dilation_off_by_one():
-    import dataclasses
+
     return _with_feature_map(lambda d: dataclasses.replace(d, dilation_height=max(d.dilation_height - 1, 1),
                                                            dilation_width=max(d.dilation_width - 1, 1)))
 
@@ -1322,7 +1322,7 @@ def _img2col_dilation_off_by_one():
 @mutant("img2col-padding-zero", "TIMG2COL writes 0 where the descriptor's typed padding value belongs (outside the "
         "image and past logical_channels)")
 def _img2col_padding_zero():
-    import dataclasses
+
 
     def make(original):
         def arrange(self, grid, defined, tiles, dst, sources, scalar, pad, row_offset, column_offset):
@@ -1488,6 +1488,82 @@ def _gmov_peer_of_pe0_only():
         first = state.read_gpr(block.ior["RegSrc0"]) if block.ior is not None else 0
         return [first] * 4
     return (Patch("pto_avs.device_model.ops.movement:PeerMove.peer_tids", replace_with(staticmethod(peer_tids))),)
+
+
+# ---------------------------------------------------------------------------
+# the indexed memory operations (MGATHER, MGATHER_MASK, MGATHER_CAS, MSCATTER, MSCATTER_MASK)
+
+INDEXED = "pto_avs.device_model.ops.gather_scatter"
+
+
+@mutant("indexed-mask-inverted", "MGATHER_MASK and MSCATTER_MASK take the lanes whose predicate bit is 0 instead "
+        "of 1 (the exact-one test inverted)")
+def _indexed_mask_inverted():
+    def active_lanes(self, operands):
+        indices = operands["indices"]
+        if not self.masked:
+            return np.arange(indices.valid_rows * indices.valid_cols)
+        return np.flatnonzero((operands["mask"].valid_words().ravel() & np.uint64(1)) == np.uint64(0))
+    return (Patch(f"{INDEXED}:IndexedMemoryFlow.active_lanes", replace_with(active_lanes)),)
+
+
+@mutant("scatter-dedup-before-mask", "MSCATTER_MASK removes duplicate-address lanes (keeping the last) before it "
+        "applies the predicate, so when that last lane is disabled no enabled lane stores there: a winner the "
+        "spec does not allow")
+def _scatter_dedup_before_mask():
+    def make(original):
+        def footprint(self, state, operands):
+            if not (self.masked and self.scatter):
+                return original(self, state, operands)
+            from ..device_model import memory
+            from ..device_model.ops.gather_scatter import byte_displacements
+            from ..device_model.ops.memory_flow import element_bytes
+            indices = operands["indices"]
+            addresses = np.uint64(operands["base"]) + byte_displacements(indices.valid_words().ravel(), indices.dtype)
+            last = {int(a): lane for lane, a in enumerate(addresses)}  # the last lane of each address
+            enabled = operands["mask"].valid_words().ravel() & np.uint64(1)
+            lanes = np.array(sorted(lane for lane in last.values() if enabled[lane]), dtype=np.int64)
+            operands["lanes"] = lanes
+            return memory.Footprint(addresses[lanes], element_bytes(operands["source"].dtype), True)
+        return footprint
+    return (Patch(f"{INDEXED}:IndexedMemoryFlow.memory_footprint", make),)
+
+
+@mutant("cas-expected-of-next-lane", "MGATHER_CAS compares each lane's old value with the next lane's expected "
+        "element (the expected tile read one lane off)")
+def _cas_expected_of_next_lane():
+    def make(original):
+        def compare_and_swap(self, state, block, operands, footprint, index, room):
+            expected = operands["expected"]
+            payload = expected.payload.copy()
+            payload[expected.valid_index] = np.roll(expected.valid_words().ravel(), -1).reshape(
+                expected.valid_words().shape)
+            shifted = {**operands, "expected": expected.with_contents(payload, expected.defined)}
+            return original(self, state, block, shifted, footprint, index, room)
+        return compare_and_swap
+    return (Patch(f"{INDEXED}:IndexedMemoryFlow.compare_and_swap_lanes", make),)
+
+
+@mutant("gather-index-scaled", "the indexed forms multiply each index by the transfer element size (an element "
+        "index, as TPREFETCH's stride is) instead of using it as a byte displacement")
+def _gather_index_scaled():
+    def make(original):
+        def footprint(self, state, operands):
+            found = original(self, state, operands)
+            base = np.uint64(operands["base"])
+            scaled = base + (found.addresses - base) * np.uint64(found.size)
+            return dataclasses.replace(found, addresses=scaled)
+        return footprint
+    return (Patch(f"{INDEXED}:IndexedMemoryFlow.memory_footprint", make),)
+
+
+@mutant("gather-null-pad-undefined", "a gather with PadValue Null leaves the padding undefined (as the TEPL "
+        "results do) instead of defining the whole physical destination (MarkTilePhysicalRegionDefined)")
+def _gather_null_pad_undefined():
+    def make(original):
+        from ..device_model.ops.common import result_tile
+        return staticmethod(result_tile)
+    return (Patch(f"{INDEXED}:IndexedMemoryFlow.defined_result", make),)
 
 
 @mutant("shared-store-pe-bits-reversed", "a Shared-source TSTORE reads PE p's bit of the PE mask as bit p (not "

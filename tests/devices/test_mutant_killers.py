@@ -51,6 +51,12 @@ KILLERS = {  # mutant -> the case that kills it (the mechanism it pins)
     "memory-page-boundary-off-by-one": "PTO-AVS-X-TLOAD-REF-001::top-of-memory-fits",  # ends at the last byte
     "tstore-stores-padding": "PTO-AVS-X-TSTORE-REF-001::dense-default-source-columns",  # only valid columns
     "memory-events-reversed": "PTO-AVS-TILE-TLOAD-DIRECT-001::direct-u64-2x2-stride-32",  # row-major events
+    # the indexed memory operations (MGATHER.., MSCATTER..)
+    "indexed-mask-inverted": "PTO-AVS-TILE-MGATHER-MASK-LANES-001::lanes-u8-pad-zero",  # exact-one lanes
+    "scatter-dedup-before-mask": "PTO-AVS-X-MSCATTER-MASK-REF-001::duplicate-last-lane-disabled",  # mask first
+    "cas-expected-of-next-lane": "PTO-AVS-TILE-MGATHER-CAS-RMW-001::rmw-u8-match-and-mismatch",  # lane's own
+    "gather-index-scaled": "PTO-AVS-TILE-MGATHER-BYTES-001::bytes-signed-displacement",  # byte displacement
+    "gather-null-pad-undefined": "PTO-AVS-TILE-MGATHER-BYTES-001::bytes-u8-pad-null-defined",  # whole tile defined
     # the CUBE matrix engine
     "bias-before-dot-product": "PTO-AVS-X-TMATMUL-BIAS-REF-001::fp16-x-fp16-m16-n1-k33-m16-hw-ieee",  # bias last
     "u8-accumulates-as-s32": "PTO-AVS-X-TMATMUL-REF-001::u8-x-u8-m17-n3-k33-m32-pto-v0",  # U8 -> U32 class
