@@ -222,9 +222,10 @@ def blocks_cases(op: str, base: dict) -> list:
     return [out, out_alone]
 
 
-def compact(tile: dict) -> dict:
+def compact(tile: dict, element=Hex) -> dict:
     """``tile`` with its ``data`` rows written as the most common value (``fill``) and the
-    others (``elements``), so a 16,384-element tile stays a few lines."""
+    others (``elements``, each written by ``element``), so a 16,384-element tile stays a few
+    lines."""
     if "data" not in tile:
         return tile
     rows = [[int(v) for v in row] for row in tile.pop("data")]
@@ -236,7 +237,7 @@ def compact(tile: dict) -> dict:
     tile["fill"] = Hex(fill)
     others = {f"{r},{c}": v for r, row in enumerate(rows) for c, v in enumerate(row) if v != fill}
     if others:
-        tile["elements"] = {k: Hex(v) for k, v in others.items()}
+        tile["elements"] = {k: element(v) for k, v in others.items()}
     return tile
 
 
@@ -248,17 +249,8 @@ def _at_bound(case: dict, program_mask: bool = True) -> dict:
     for tile in case["expect"].get("tiles", []):
         tile["mask"] = BOUND_PE_MASK
         if "data" in tile:
-            rows = [[int(v) for v in row] for row in tile.pop("data")]
-            tile.pop("words", None)
-            counts = {}
-            for row in rows:
-                for v in row:
-                    counts[v] = counts.get(v, 0) + 1
-            fill = max(counts, key=counts.get)
-            tile["fill"] = Hex(fill)
-            others = {f"{r},{c}": v for r, row in enumerate(rows) for c, v in enumerate(row) if v != fill}
-            if others:
-                tile["elements"] = {k: FlowMap(value=Hex(v)) for k, v in others.items()}
+            tile.pop("words", None)  # an expected tile's Words go with its data
+        compact(tile, element=lambda v: FlowMap(value=Hex(v)))
     if program_mask:
         case["program"] = engine.Block(str(case["program"]).replace("mask=1111", f"mask={BOUND_PE_MASK}"))
     return case
