@@ -24,7 +24,8 @@ The block flow (``commit_bundle``), in the spec's order:
    ValidRow x ValidCol past the model's tile elements; then the B.DATR fields other than
    PadValue/Layout (gathers) or Layout (scatters);
 3. Fault_TileLegality: each operand defined (a mask: a defined predicate tile), an integer
-   index tile (the contracts list only S32/U32/S64/U64 indices; the ASL accepts every integer type: every integer type, the ASL's rule), a transfer DataType that
+   index tile (every integer type, the ASL's rule; the contracts list only S32/U32/S64/U64),
+   a transfer DataType that
    is not 4-bit, the data operands (``source``, ``expected``, ``replacement``) of the BSTART
    type, every operand of the LB valid shape, a scatter source of LB Col, and, for the
    masked forms and the scatters, every operand in the block's layout;
@@ -169,7 +170,7 @@ class IndexedMemoryFlow(MemoryFlow):
                 raise tile_legality(f"{self.NAME}: {role} is {tile.dtype.name}, not the transfer type {dtype.name}")
             if (self.masked or self.scatter) and tile.layout != layout:
                 raise tile_legality(f"{self.NAME}: {role} is {tile.layout}, not the block's {layout}")
-        # the contracts list only S32/U32/S64/U64 indices; the ASL accepts every integer type: the contract allows S32, U32, S64, U64 indices; the executable
+        # The contracts list only S32, U32, S64 and U64 indices; the executable
         # IndexedTLSUIndexDataTypeLegal is TileDataTypeIsInteger (every integer type).
         if operands["indices"].dtype.name not in INDEX_TYPES:
             raise tile_legality(f"{self.NAME}: an index tile of {operands['indices'].dtype.name} is not an integer")

@@ -35,7 +35,8 @@ from .engine import width
 WORD = (1 << 64) - 1
 INTEGER = ("S4X2", "S8", "S16", "S32", "S64", "U4X2", "U8", "U16", "U32", "U64")
 SIGNED = ("S4X2", "S8", "S16", "S32", "S64")
-CONTRACT_INDEX_TYPES = ("S32", "U32", "S64", "U64")  # what the operation contracts list (the contracts list only S32/U32/S64/U64 indices; the ASL accepts every integer type)
+# What the operation contracts list as index types; the ASL accepts every integer type.
+CONTRACT_INDEX_TYPES = ("S32", "U32", "S64", "U64")
 
 
 def index_legal(t: str) -> bool:

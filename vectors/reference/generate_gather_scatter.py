@@ -495,8 +495,8 @@ def _retyped(tiles, t, op) -> list:
 
 
 def index_cases(op: str) -> list:
-    """Every index DataType (4-bit ones included: the contracts list only S32/U32/S64/U64 indices; the ASL accepts every integer type), each with a displacement
-    below the base where the type is signed."""
+    """Every index DataType (the contracts list only S32/U32/S64/U64 indices; the ASL accepts
+    every integer type), each with a displacement below the base where the type is signed."""
     out = []
     for index_type in (t for t in ref.INTEGER if width(t) != 4):  # 4-bit index tiles: open, see the module doc
         bits = width(index_type)
@@ -506,7 +506,7 @@ def index_cases(op: str) -> list:
         if "MASK" in op:
             extra["mask"] = [[1, 1, 1]]
         spec = Spec(op, "U16", (1, 3), [[negative, 0, 2]], index_type=index_type, base=0x208, **extra)
-        choice = "" if index_type in ref.CONTRACT_INDEX_TYPES else " (the contracts list only S32/U32/S64/U64 indices; the ASL accepts every integer type: the contract lists only " \
+        choice = "" if index_type in ref.CONTRACT_INDEX_TYPES else " (the contracts list only " \
             "S32/U32/S64/U64; the executable rule accepts every integer type)"
         what = "-4: the lane two U16 below the base" if signed else "+4"
         out.append(spec.case(f"index-{index_type.lower()}", f"{index_type} indices [{what}, 0, 2]{choice}."))
