@@ -819,6 +819,7 @@ class Tally:
         self.outcomes: Counter = Counter()
         self.unobserved: Counter = Counter()
         self.within = 0  # passing cases judged within their ULP tolerance
+        self.one_of = 0  # passing cases that matched one of the outcomes the spec allows (expect.one_of)
         self.places: list[tuple[dict, str]] = []  # (WHERE property, outcome) of every counted item
         self.worker_recordings: list[str] = []  # JSON texts
         self.lost_workers: list[str] = []  # workers that went down without handing their recording
@@ -855,7 +856,9 @@ class Tally:
             self.places.append((props[WHERE], props[OUTCOME]))
         for aspect in props.get(UNOBSERVED, []):
             self.unobserved[aspect] += 1
-        self.within += WITHIN in props
+        notes = props.get(WITHIN, {}).values()
+        self.within += any("ULP" in note for note in notes)
+        self.one_of += any(note.startswith("one_of[") for note in notes)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error):
@@ -937,6 +940,8 @@ class Tally:
                 line += f"; {total} aspect(s) not observable in passing cases ({detail})"
             if self.within:
                 line += f"; {self.within} passing case(s) within their ULP tolerance, not bit-exact"
+            if self.one_of:
+                line += f"; {self.one_of} passing case(s) matched one of the outcomes their one_of allows"
             terminalreporter.write_sep("-", "pto-avs outcomes")
             terminalreporter.write_line(line)
             verbosity = self.config.get_verbosity()

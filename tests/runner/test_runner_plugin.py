@@ -591,3 +591,12 @@ def test_a_node_id_that_does_not_exist_names_the_vector_file_or_case_not_found(a
     no_case.stderr.fnmatch_lines(["*pto-avs: vector file *PTO-AVS-TILE-TMULS-WIDTH-001.yaml has no case "
                                   "'u8-times-3-wrapss' (did you mean 'u8-times-3-wraps'?) (its cases: u8-times-3-wraps)"])
     assert "no match in any of" not in no_file.stderr.str() + no_case.stderr.str()
+
+
+def test_one_of_passes_are_counted_as_one_of_not_as_ulp_tolerance(avs):
+    # A shipped scatter vector whose expectation lists the outcomes the spec allows (expect.one_of):
+    # its passing cases are named as such in the summary, never as within a ULP tolerance.
+    shipped = Path(__file__).resolve().parents[2] / "vectors" / "PTO-AVS-TILE-MSCATTER-BYTES-001.yaml"
+    result = avs.run("--device", "golden:pto-v0", vectors=(shipped,))
+    result.stdout.fnmatch_lines(["pto-avs: * pass; * passing case(s) matched one of the outcomes their one_of allows"])
+    assert "ULP tolerance" not in result.stdout.str()
