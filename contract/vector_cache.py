@@ -112,6 +112,7 @@ class VectorCache:
     def __init__(self, directory: Path):
         self.directory = Path(directory)
         self.usable = True
+        self.pruned = False  # entries past MAX_AGE_DAYS are removed once per process, at the first put
         self.hits = self.misses = 0
 
     @staticmethod
@@ -167,7 +168,9 @@ class VectorCache:
             except OSError:
                 pass
             return
-        self._prune()
+        if not self.pruned:
+            self.pruned = True
+            self._prune()
 
     @staticmethod
     def _touch(path: Path) -> None:

@@ -103,3 +103,20 @@ def test_a_good_entry_is_still_a_hit(tmp_path):
     path, cache, _entry = entry_path(tmp_path)
     assert loader.load_file(path, cache=cache).cases[0].name == "seven-times-three"
     assert cache.hits == 1
+
+
+def test_entries_past_their_age_are_pruned_once_per_process_and_young_ones_kept(tmp_path):
+    cache = vector_cache.VectorCache(tmp_path)
+    cache.put(cache.key("young"), [1])
+    old = tmp_path / f"{cache.key('old')}.marshal"
+    old.write_bytes(marshal.dumps((cache.key("old"), [2])))
+    past = os.path.getmtime(old) - (vector_cache.MAX_AGE_DAYS + 1) * 86400
+    os.utime(old, (past, past))
+    fresh = vector_cache.VectorCache(tmp_path)  # a new process: its first put prunes
+    fresh.put(cache.key("other"), [3])
+    assert not old.exists()
+    assert fresh.get(cache.key("young")) == [1] and fresh.get(cache.key("other")) == [3]
+    old.write_bytes(marshal.dumps((cache.key("old"), [2])))
+    os.utime(old, (past, past))
+    fresh.put(cache.key("more"), [4])  # later puts of the same process do not scan the folder again
+    assert old.exists()
