@@ -31,8 +31,9 @@ The block flow (``commit_bundle``), in the spec's order:
    masked forms and the scatters, every operand in the block's layout;
 4. a destination: renamed and allocated (Fault_TileAllocation), then its descriptor legal
    (Fault_TileLegality, nothing allocated);
-5. the base is PE 0's B.IOR RegSrc0; lane (row, col) accesses base plus the index
-   element's byte displacement (sign-extended for a signed index type, zero-extended
+5. the base is PE 0's B.IOR RegSrc0; lane (row, col) accesses base plus the byte
+   displacement of the index Word it reads (``lane_index_words``: a packed 4-bit index tile
+   gives lane i logical element 16 * i, SPEC-CHOICE 90) (sign-extended for a signed index type, zero-extended
    otherwise; Word arithmetic), every valid lane (masked forms: every lane whose
    predicate bit is one) probed in row-major order before the first event, then the
    loads, stores or compare-and-swaps and their events.
@@ -76,6 +77,22 @@ def byte_displacements(index_words: np.ndarray, dtype) -> np.ndarray:
         shift = np.int64(64 - bits)
         return ((words << U64(64 - bits)).view(np.int64) >> shift).view(np.uint64)
     return words
+
+
+def lane_index_words(indices) -> np.ndarray:
+    """The index Word each valid lane reads: ``index_payload[[TileLinearIndex(tile, row, col)]]``
+    (gather-scatter.asl, atomics.asl), the payload slot at the lane's linear index. SPEC-CHOICE 90:
+    in the packed-carrier representation (TileUsesPackedCarrierRepresentation: a 4-bit type, or
+    more than MODEL_TILE_ELEMENTS elements) that slot is a carrier of 64/bits logical elements and
+    the displacement takes its low element, logical storage index linear * 64/bits (zero past
+    the tile's elements: a carrier slot the tile does not use); otherwise it is the lane's own
+    element."""
+    linear = indices.valid_index.astype(np.int64)
+    if not (indices.dtype.bits == 4 or indices.rows * indices.cols > MODEL_TILE_ELEMENTS):
+        return indices.payload[linear]
+    slot = linear * (64 // indices.dtype.bits)
+    inside = slot < indices.payload.size
+    return np.where(inside, indices.payload[np.where(inside, slot, 0)], U64(0))
 
 
 def occurrence_ranks(addresses: np.ndarray) -> np.ndarray:
@@ -192,7 +209,7 @@ class IndexedMemoryFlow(MemoryFlow):
         """Every active lane in row-major order: base plus its byte displacement."""
         indices = operands["indices"]
         lanes = self.active_lanes(operands)
-        displacement = byte_displacements(indices.valid_words().ravel()[lanes], indices.dtype)
+        displacement = byte_displacements(lane_index_words(indices).ravel()[lanes], indices.dtype)
         operands["lanes"] = lanes
         dtype = (operands.get("source") or operands["destination"]).dtype
         return memory.Footprint(U64(operands["base"]) + displacement, element_bytes(dtype), self.scatter or self.atomic)

@@ -82,6 +82,25 @@ def test_signed_index_types_displace_below_the_base():
     assert m.snapshot().tiles[0].words[0, 0] == 0xBC9A
 
 
+@pytest.mark.parametrize("index_type, lane0, address0", [("S4X2", 0xC, 0x204), ("U4X2", 0x4, 0x20C)])
+def test_a_four_bit_index_lane_reads_the_low_nibble_of_its_payload_carrier(index_type, lane0, address0):
+    """SPEC-CHOICE 90 (gather-scatter.asl reads index_payload[[TileLinearIndex]]): lane i of a
+    4-bit index tile reads logical element 16 * i (S4X2 sign-extended, U4X2 not); the valid
+    region's own elements 1 and 2 (the decoys 6 and 4) are not read."""
+    m = Machine()
+    m.configure_tile(1, index_type, 128, cols=4, valid=(1, 3))  # 64 rows: element 16 * i is (4 * i, 0)
+    grid = [[0] * 4 for _ in range(64)]
+    grid[0][:3], grid[4][0], grid[8][0] = [lane0, 6, 4], 0x0, 0x2
+    m.write_tile(1, grid)
+    m.write_memory(0x204, bytes([0x34, 0x12, 0, 0, 0x78, 0x56, 0xBC, 0x9A, 0xF0, 0xDE]))
+    m.set_gpr(1, 0x208)
+    program = "BSTART.MGATHER U16; B.DIM LB0=3; B.DIM LB2=4; B.IOT T1, mask=1111, <last>, ->T<1>; B.IOR R1; BSTOP"
+    assert m.run(program).fault is None
+    snap = m.snapshot()
+    assert [e.address for e in snap.events] == [address0, 0x208, 0x20A]
+    assert snap.tiles[0].words[0, 1:3].tolist() == [0x5678, 0x9ABC]
+
+
 def test_mgather_mask_lanes_spec_test_and_disabled_lanes_are_not_probed():
     m = machine_with({1: ("U32", [0, 1]), 2: ("P", [1, 0])}, {0x280: [0x62, 0x73]}, 0x280)
     assert m.run(MASKED.format(t="U8", n=2, datr="B.DATR NONE, NORM, Zero; ")).fault is None

@@ -90,3 +90,15 @@ def test_faults_in_lane_order_alignment_first():
     assert ref.probe(ref.lanes(4084, [[0, 4, 8, 12]], "U32"), "U32", 4096) == ("Fault_DataPage", 4096)
     assert ref.probe(ref.lanes(0x100, [[8, 4098 - 0x100]], "U32"), "U32", 4096) == ("Fault_DataAlignment", 4098)
     assert ref.probe(ref.lanes(0, [[(1 << 32) - 2]], "S32"), "U16", 4096) == ("Fault_DataPage", WORD - 1)
+
+
+def test_lane_index_words_reads_the_low_element_of_each_payload_carrier():
+    """SPEC-CHOICE 90: a packed-carrier index tile (4-bit, or past 32768 elements) gives lane i
+    logical element i * 64/bits; a slot past the tile's elements is zero; other tiles give each
+    lane its own element."""
+    elements = {(0, 0): 0xC, (0, 1): 6, (0, 2): 4, (4, 0): 1, (8, 0): 2}
+    assert ref.lane_index_words(elements, 64, 4, (1, 3), "S4X2") == [[0xC, 1, 2]]
+    assert ref.lane_index_words(elements, 64, 4, (1, 3), "U8") == [[0xC, 6, 4]]
+    assert ref.lane_index_words({(0, 0): 5}, 2, 4, (1, 2), "U4X2") == [[5, 0]]  # element 16 is past 2 x 4
+    big = {(0, 8): 7}  # U8, 256 x 256 = 65536 elements: eight to a carrier, lane 1 reads element 8
+    assert ref.lane_index_words(big, 256, 256, (1, 2), "U8") == [[0, 7]]

@@ -8,6 +8,13 @@ Facts (PTO-ISA/pto-spec, asl/):
   (4, 8, 16, 32 or 64 by its type) sign-extended for S4X2/S8/S16/S32/S64, zero-extended for
   the unsigned types; TileMemoryByteDisplacementAddress adds it to the base (Word
   arithmetic), with no scaling by the transfer type.
+- tile/model/memory/gather-scatter.asl and atomics.asl read the index of lane (row, col) as
+  ``index_payload[[TileLinearIndex(index_tile, row, col)]]``: the payload slot at the lane's
+  linear index, not ``TileReadLogicalElement``. A tile in the packed-carrier representation
+  (definedness/packed-boundary.asl TileUsesPackedCarrierRepresentation: a 4-bit type, or more
+  than PTO_MODEL_TILE_ELEMENTS = 32768 elements) keeps 64/bits logical elements in each slot
+  (TilePackedCarrierIndex, lane 0 in the low bits), so such a lane's index is logical element
+  ``linear * 64/bits``; a slot past the tile's elements holds zero (``lane_index_words``).
 - tile/model/definedness/elements.asl IndexedTLSUIndexDataTypeLegal = TileDataTypeIsInteger
   (the ten integer types), IndexedTLSUTransferDataTypeLegal = not a 4-bit type.
 - tile/model/memory/gather-scatter.asl MGATHER/MGATHER_MASK: every lane (masked: every lane
@@ -45,6 +52,27 @@ def index_legal(t: str) -> bool:
 
 def transfer_legal(t: str) -> bool:
     return width(t) != 4
+
+
+MODEL_TILE_ELEMENTS = 32768  # PTO_MODEL_TILE_ELEMENTS: the payload slots of a TileInfo
+
+
+def lane_index_words(elements: dict, rows: int, cols: int, valid, index_type: str) -> list:
+    """SPEC-CHOICE 90: rows of the index Word each valid lane (row, col) of a RowMajor index tile reads:
+    ``elements`` maps logical (row, col) to its value (0 where absent). In the packed-carrier
+    representation the slot at linear index row * cols + col is a carrier whose low element is
+    logical element linear * 64/bits (zero past the tile's rows * cols elements); otherwise the
+    slot is the lane's own element."""
+    packed = width(index_type) == 4 or rows * cols > MODEL_TILE_ELEMENTS
+    per = 64 // width(index_type) if packed else 1
+    out = []
+    for r in range(valid[0]):
+        row = []
+        for c in range(valid[1]):
+            element = (r * cols + c) * per
+            row.append(elements.get(divmod(element, cols), 0) if element < rows * cols else 0)
+        out.append(row)
+    return out
 
 
 def displacement(value: int, index_type: str) -> int:

@@ -13,9 +13,9 @@ indexed TLSU memory family).
   masks (disabled lanes are not even probed), duplicates, the events and their bound of 16,
   the pad values, and the block's legality rules in the spec's order.
 
-Not yet written: 4-bit (S4X2/U4X2) index tiles, which the ASL accepts but reads from the
-packed carrier differently from the lane-bit reading here (the spec device disagreed on
-lane 2 of such a case).
+4-bit (S4X2/U4X2) index tiles follow the executable reading (SPEC-CHOICE 90,
+``gather_scatter.lane_index_words``): lane i reads the low nibble of payload carrier i, logical
+element 16 * i, sign-extended for S4X2.
 
 Where the spec leaves the lane order ARBITRARY (the winner of duplicate scatter lanes, the
 serialization of MGATHER_CAS lanes at one address), a case lists every outcome the spec
@@ -163,10 +163,11 @@ class Spec:
 
     def __init__(self, op, t, valid, indices, *, index_type="S32", base=0x200, mask=None, data=None,
                  expected=None, replacement=None, pad=None, memory_size=SPEC_MEMORY, fill=None, datr=None,
-                 index_layout=None, cols=None, lb2=None):
+                 index_layout=None, cols=None, lb2=None, index_elements=None):
         self.op, self.t, self.valid, self.index_type, self.base, self.pad = op, t, tuple(valid), index_type, base, pad
         self.memory_size = memory_size
-        self.indices = indices  # rows of index Words (the index element bits)
+        self.indices = indices  # rows of index Words (the index element bits) over the valid region
+        self.index_elements = dict(index_elements or {})  # more index-tile writes: {(row, col): Word}
         if mask is None and "mask" in ROLES[op]:
             mask = [[1] * valid[1] for _ in range(valid[0])]
         if op == "MGATHER_CAS" and expected is None:
@@ -176,7 +177,11 @@ class Spec:
         cols, capacity, rows = smallest_tile(t, valid, cols)
         self.cols, self.capacity, self.rows = cols, capacity, rows
         self.lb2 = lb2 if lb2 is not None else (cols if cols != valid[1] else None)
-        self.active = ref.lanes(base, indices, index_type, mask)
+        icols, _, irows = smallest_tile(index_type, valid)
+        written = {(r, c): w for r, row in enumerate(indices) for c, w in enumerate(row)}
+        written.update(self.index_elements)
+        self.lane_indices = ref.lane_index_words(written, irows, icols, valid, index_type)  # what each lane reads
+        self.active = ref.lanes(base, self.lane_indices, index_type, mask)
         size = mem.element_bytes(t)
         inside = [a for _, a in self.active if a + size <= memory_size]
         self.initial = initial_regions(inside, size, memory_size, fill)
@@ -197,6 +202,8 @@ class Spec:
                 icols, icap, _ = smallest_tile(self.index_type, self.valid)
                 tile = engine.tile(index, self.index_type, icap, icols, list(self.valid), self.indices,
                                    layout=self.index_layout)
+                if self.index_elements:
+                    tile["elements"] = {f"{r},{c}": Hex(w) for (r, c), w in sorted(self.index_elements.items())}
             elif role == "mask":
                 tile = predicate_tile(index, self.mask, self.valid)
             else:
@@ -498,17 +505,30 @@ def index_cases(op: str) -> list:
     """Every index DataType (the contracts list only S32/U32/S64/U64 indices; the ASL accepts
     every integer type), each with a displacement below the base where the type is signed."""
     out = []
-    for index_type in (t for t in ref.INTEGER if width(t) != 4):  # 4-bit index tiles: open, see the module doc
+    for index_type in ref.INTEGER:
         bits = width(index_type)
         signed = index_type in ref.SIGNED
         negative = ((1 << bits) - 4) if signed else 4  # -4 or +4
         extra = {"expected": [[0, 0, 0]], "replacement": [[0x11, 0x22, 0x33]]} if op == "MGATHER_CAS" else {}
         if "MASK" in op:
             extra["mask"] = [[1, 1, 1]]
-        spec = Spec(op, "U16", (1, 3), [[negative, 0, 2]], index_type=index_type, base=0x208, **extra)
         choice = "" if index_type in ref.CONTRACT_INDEX_TYPES else " (the contracts list only " \
             "S32/U32/S64/U64; the executable rule accepts every integer type)"
         what = "-4: the lane two U16 below the base" if signed else "+4"
+        if bits == 4:
+            # SPEC-CHOICE 90: lane i reads the low nibble of payload carrier i, logical element 16 * i
+            # of the 1x3-of-4-columns index tile (rows 4 and 8 of column 0); the valid region's own
+            # elements 1 and 2 hold decoys (6 and 4) that the logical reading would take.
+            spec = Spec(op, "U16", (1, 3), [[negative, 6, 4]], index_type=index_type, base=0x208,
+                        index_elements={(4, 0): 0, (8, 0): 2}, **extra)
+            assert spec.lane_indices == [[negative, 0, 2]], "the carrier reading moved"
+            out.append(spec.case(f"index-{index_type.lower()}", f"""{index_type} indices{choice}. SPEC-CHOICE 90:
+                the executable MGATHER/MSCATTER/MGATHER_CAS read lane i's index from payload slot i, a packed
+                carrier of 16 nibbles, so lane i's displacement is the low nibble of logical element 16 * i:
+                elements 0, 16 and 32 (at (0,0), (4,0), (8,0)) hold [{what}, 0, 2], and the valid region's
+                elements 1 and 2 (6 and 4) are not read."""))
+            continue
+        spec = Spec(op, "U16", (1, 3), [[negative, 0, 2]], index_type=index_type, base=0x208, **extra)
         out.append(spec.case(f"index-{index_type.lower()}", f"{index_type} indices [{what}, 0, 2]{choice}."))
     spec = Spec(op, "U16", (1, 2), [[0, 2]], base=0x208,
                 **({"expected": [[0, 0]], "replacement": [[1, 2]]} if op == "MGATHER_CAS" else {}),
