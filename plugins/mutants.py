@@ -484,6 +484,21 @@ def _mx_scale_per_k():
     return (Patch("pto_avs.device_model.ops.cube:scale_block_of", make),)
 
 
+@mutant("shared-transb-ignored", "A Shared B under B.FPATR TransB=1 is read as stored: B(k, n) from the "
+        "register's own element (k, n) at its row stride, instead of its element (n, k)")
+def _shared_transb_ignored():
+    def make(original):
+        def shared_primary(register, shared_id, rows, cols, transpose, side):
+            if not (transpose and side == "B") or register is None:
+                return original(register, shared_id, rows, cols, transpose, side)
+            flat = register.words().ravel()  # the register's logical elements, row-major at its own stride
+            r, c = np.indices((rows, cols))
+            return flat[(r * register.cols + c) % flat.size].astype(np.uint64)
+        return shared_primary
+
+    return (Patch("pto_avs.device_model.ops.cube:shared_primary", make),)
+
+
 # ---------------------------------------------------------------------------
 # one value class's flags, padding carrier Words (each killed only by the flag-isolation
 # vectors PTO-AVS-X-*-HW-*-FLAGS-001 or by the padding vectors' `padding.word`)
@@ -1555,6 +1570,18 @@ def _gather_index_scaled():
             return dataclasses.replace(found, addresses=scaled)
         return footprint
     return (Patch(f"{INDEXED}:IndexedMemoryFlow.memory_footprint", make),)
+
+
+@mutant("four-bit-index-unsigned", "an S4X2 index tile's nibble is zero-extended (read as U4X2) instead of "
+        "sign-extended, so a negative 4-bit index displaces above the base")
+def _four_bit_index_unsigned():
+    def make(original):
+        def displacements(index_words, dtype):
+            if dtype.name == "S4X2":
+                return np.asarray(index_words, dtype=np.uint64) & np.uint64(0xF)
+            return original(index_words, dtype)
+        return displacements
+    return (Patch(f"{INDEXED}:byte_displacements", make),)
 
 
 @mutant("gather-null-pad-undefined", "a gather with PadValue Null leaves the padding undefined (as the TEPL "

@@ -56,11 +56,14 @@ KILLERS = {  # mutant -> the case that kills it (the mechanism it pins)
     "scatter-dedup-before-mask": "PTO-AVS-X-MSCATTER-MASK-REF-001::duplicate-last-lane-disabled",  # mask first
     "cas-expected-of-next-lane": "PTO-AVS-TILE-MGATHER-CAS-RMW-001::rmw-u8-match-and-mismatch",  # lane's own
     "gather-index-scaled": "PTO-AVS-TILE-MGATHER-BYTES-001::bytes-signed-displacement",  # byte displacement
+    "four-bit-index-unsigned": "PTO-AVS-X-MSCATTER-REF-001::index-s4x2",  # S4X2 nibble sign-extended
     "gather-null-pad-undefined": "PTO-AVS-TILE-MGATHER-BYTES-001::bytes-u8-pad-null-defined",  # whole tile defined
     # the CUBE matrix engine
     "bias-before-dot-product": "PTO-AVS-X-TMATMUL-BIAS-REF-001::fp16-x-fp16-m16-n1-k33-m16-hw-ieee",  # bias last
     "u8-accumulates-as-s32": "PTO-AVS-X-TMATMUL-REF-001::u8-x-u8-m17-n3-k33-m32-pto-v0",  # U8 -> U32 class
     "mx-scale-per-k": "PTO-AVS-X-TMATMUL-MX-REF-001::e2m1x2-x-fp16-m3-n2-k33-m32-pto-v0",  # one scale per 32 K
+    "k-order-reversed": "PTO-AVS-X-TMATMUL-REF-001::fp16-x-fp16-m16-n1-k33-m16-hw-ieee",  # increasing K
+    "shared-transb-ignored": "PTO-AVS-X-TMATMUL-SHARED-001::b-shared-transb-pto-v0",  # B(k, n) = S(n, k)
 }
 
 
