@@ -289,7 +289,8 @@ OTHER_MEMORY_SIZE = {
     "PTO-AVS-X-TLOAD-REF-001::memory-256-top", "PTO-AVS-X-TLOAD-REF-001::memory-256-page-fault",
     "PTO-AVS-X-TLOAD-REF-001::memory-65536-top", "PTO-AVS-X-TSTORE-REF-001::memory-256-top",
     "PTO-AVS-X-TSTORE-REF-001::memory-65536-page-fault",
-}
+} | {f"PTO-AVS-X-{op}-REF-001::memory-256-{where}"  # the gather/scatter files: the top lane and a page fault
+     for op in ("MGATHER", "MGATHER-MASK", "MGATHER-CAS", "MSCATTER", "MSCATTER-MASK") for where in ("top", "page-fault")}
 
 
 def test_the_cases_of_another_memory_size_are_those_the_recording_does_not_support(shipped):
