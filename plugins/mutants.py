@@ -1601,6 +1601,17 @@ def _shared_store_pe_bits_reversed():
     return (Patch("pto_avs.device_model.ops.memory_flow:pe_selected", replace_with(pe_selected)),)
 
 
+@mutant("tload-shared-mask-ignored", "TLOAD into a Shared register ignores its B.IOS binding's PE mask: every "
+        "quarter is loaded (and the register allocated) on all four PEs")
+def _tload_shared_mask_ignored():
+    def make(original):
+        def shared_load(op, state, block):
+            widened = dataclasses.replace(block, shared=[(tid, size, 0b1111) for tid, size, _ in block.shared])
+            return original(op, state, widened)
+        return shared_load
+    return (Patch("pto_avs.device_model.ops.tload:shared_load", make),)
+
+
 @mutant("catr-order-lost", "the block ignores B.CATR aq/rl, so every memory event is recorded Relaxed instead of "
         "the block's CurrentBundleMemoryOrder")
 def _catr_order_lost():

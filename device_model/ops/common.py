@@ -29,6 +29,7 @@ class Publication:
     flags: int = 0  # NumericStatus bits ORed into the sticky status
     memory: Optional[bytes] = None  # the whole new memory image (memory operations), None: unchanged
     events: tuple = ()  # memory events the operation records, in order (appended to the log)
+    shared_tiles: dict = field(default_factory=dict)  # SharedTileIndex -> Tile (a Shared register's new record)
 
     def apply(self, state: MachineState) -> MachineState:
         new = state.copy()
@@ -39,6 +40,11 @@ class Publication:
             new.memory = self.memory
         if self.events:
             new.memory_log = new.memory_log.extend(self.events)
+        if self.shared_tiles:
+            shared = list(new.shared_tiles)
+            for index, tile in self.shared_tiles.items():
+                shared[index] = tile
+            new.shared_tiles = tuple(shared)
         return new
 
 

@@ -20,8 +20,9 @@ A declaration states its name, BSTART form, binding counts, and three hooks:
   stores, the tile it publishes, the new memory image and the events.
 
 The flow raises a ``Fault`` (nothing published) or returns the Publication; it never
-writes state itself. The Shared (B.IOS) forms are not modelled: a block that binds a
-Shared register stops the run as ``not modelled``. A CUBE transport Layout (21..26) takes
+writes state itself. A block that binds a Shared register (B.IOS) takes the operation's
+``shared_commit``: TLOAD into S<n> (``shared_load``) and TSTORE from it (``shared_store``);
+any other operation's Shared form stops the run as ``not modelled``. A CUBE transport Layout (21..26) takes
 ``cube_transport`` instead (the block routes it there), whose ``cube_transfer`` TLOAD and TSTORE
 give: the same footprint over the valid region, the tile in a CUBE layout.
 """
@@ -290,19 +291,8 @@ def shared_store(op, state, block, function: int):
     selected = pe_selected(mask, quarters)
     elements, quarters = elements[selected], quarters[selected]
     rows_, cols_ = (grid.ravel()[selected] for grid in np.indices((valid_rows, valid_cols)))
-    agents = range(memory.MEMORY_AGENTS)
-    if block.ior is not None:
-        bases = np.array([state.read_pe_gpr(pe, block.ior["RegSrc0"]) for pe in agents], dtype=U64)
-        strides = np.array([state.read_pe_gpr(pe, block.ior["RegSrc1"]) for pe in agents], dtype=U64)
-    else:
-        bases = np.zeros(memory.MEMORY_AGENTS, dtype=U64)
-        strides = np.full(memory.MEMORY_AGENTS, dense_row_stride(cols, dtype), dtype=U64)
-    row_base = bases[quarters] + rows_.astype(U64) * strides[quarters]
-    if dtype.bits == 4:
-        addresses, nibble = row_base + (cols_.astype(U64) >> U64(1)), (cols_ & 1).astype(np.uint8)
-    else:
-        addresses, nibble = row_base + cols_.astype(U64) * U64(dtype.bits // 8), None
-    footprint = memory.Footprint(addresses, element_bytes(dtype), True, agents=quarters, nibble=nibble)
+    bases, strides = per_pe_bases_and_strides(state, block, cols, dtype)
+    footprint = pe_footprint(bases, strides, quarters, rows_, cols_, dtype, write=True)
     fault = memory.probe(footprint, state.memory_size)
     if fault is not None:
         raise fault
@@ -310,3 +300,117 @@ def shared_store(op, state, block, function: int):
     room = memory.MEMORY_EVENT_LIMIT - len(state.memory_events)
     return Publication(memory=memory.write(state.memory, footprint, values),
                        events=tuple(memory.store_events(state.memory, footprint, values, ORDER, room)))
+
+
+# ---------------------------------------------------------------------------------------
+# The Shared destination form of TLOAD (Function 0 with a destination B.IOS):
+# ExecuteBundleSharedTLSUOperation and TLOADShared (asl/tile/model/memory/shared-movement.asl),
+# the register updated as AtomicUpdateSharedTile (shared-registers.asl) does.
+
+def shared_update_compatible(state, shared_id: int, tile, mask: int) -> bool:
+    """SharedTileUpdateCompatible: a legal Shared shape; an existing register takes only PEs it is
+    allocated on and the same descriptor; a new one must fit the core capacity beside every
+    Local tile and Shared register (TileCapacityInUse + SharedTileCapacityInUse)."""
+    from .. import shared as registers
+    from ..state import allocation_bytes
+
+    if (tile.layout.startswith("CUBE") or not registers.capacity_legal(tile.capacity, state.tile_capacity)
+            or tile.valid_rows > tile.rows or tile.valid_cols > tile.cols
+            or tile.rows * tile.cols > tile.capacity * 8 // tile.dtype.bits):
+        return False
+    old = state.shared_tiles[shared_id]
+    if old is not None:
+        return (mask & ~old.mask) == 0 and (old.capacity, old.rows, old.cols, old.valid_rows, old.valid_cols,
+                                            old.dtype, old.layout, old.location) == (
+            tile.capacity, tile.rows, tile.cols, tile.valid_rows, tile.valid_cols, tile.dtype, tile.layout,
+            tile.location)
+    in_use = state.capacity_in_use() + sum(allocation_bytes(t.mask, t.capacity)
+                                           for t in state.shared_tiles if t is not None)
+    return in_use + allocation_bytes(mask, tile.capacity) <= state.tile_capacity
+
+
+def shared_updated(state, shared_id: int, elements: np.ndarray, values: np.ndarray, tile, mask: int):
+    """AtomicUpdateSharedTile (publish): a new register is ``tile`` allocated (and initialized) on
+    ``mask``, its valid region defined; an existing one takes ``values`` at ``elements`` (the
+    selected quarters' defined elements) and keeps the rest."""
+    old = state.shared_tiles[shared_id]
+    base = tile if old is None else old
+    payload, defined = base.payload.copy(), base.defined.copy()
+    payload[elements] = values
+    if old is None:
+        defined[tile.valid_index] = True  # contents_defined: every valid element
+        return tile.with_contents(payload, defined)._copied({"mask": mask})
+    defined[elements] = True
+    return old.with_contents(payload, defined)
+
+
+def shared_load(op, state, block):
+    """TLOAD into S<n> (Function 0, one destination B.IOS): the checks in the spec's order (each
+    Fault_TileLegality but the B.IOR schema, Fault_BundleControl), then every element of a
+    selected quarter probed (row-major, that quarter's PE as the agent, its own base and row
+    stride), then loaded with its Load event, then the register updated whole."""
+    from ..layouts import generic_indexing_permitted
+    from ..state import SIZE_CODE_BYTES, derived_rows, logical_capacity, new_ordinary_tile, shape_legal
+
+    if len(block.shared) != 1:
+        raise tile_legality(f"{op.NAME}: a Shared form binds exactly one B.IOS")
+    shared_id, size_code, mask = block.shared[0]
+    dtype = block.data_type
+    if not block.scalar_schema_legal(op.GPR_INPUTS):
+        raise bundle_control(f"{op.NAME}: B.IOR RegSrc2 and RegDst must be zero")
+    blocks._check_datr_applicability(block, op)
+    if not 1 <= size_code <= 12 or block.bindings:  # BundleSharedBindingIsDestination, TileSizeCodeIsLegal
+        raise tile_legality(f"{op.NAME}: the Shared form loads one destination B.IOS (SizeCode 1..12) and binds "
+                            "no B.IOT")
+    valid_cols, valid_rows, cols = (d or 0 for d in block.dims)  # an absent LB reads its reset zero
+    if not (1 <= valid_cols <= cols and valid_rows >= 1):
+        raise tile_legality(f"{op.NAME}: the Shared form needs LB0, LB1 and LB2 nonzero, LB0 <= LB2")
+    capacity = SIZE_CODE_BYTES[size_code]
+    rows = derived_rows(capacity, cols, dtype.bits)
+    layout = blocks.layout_transform(block.datr_field("Layout"))[1]
+    if (not shape_legal(capacity, cols, valid_rows, valid_cols, dtype) or rows * cols > logical_capacity(capacity, dtype)
+            or not generic_indexing_permitted(layout, dtype.bits, rows, cols)):
+        raise tile_legality(f"{op.NAME}: {capacity} B cannot hold {valid_rows}x{valid_cols} of {cols} {dtype.name} "
+                            f"{layout} columns")
+    tile = new_ordinary_tile(dtype, layout, "Any", capacity, cols, valid_rows, valid_cols, mask)
+    if not shared_update_compatible(state, shared_id, tile, mask):
+        raise tile_legality(f"{op.NAME}: S{shared_id} cannot take a {capacity} B {dtype.name} tile on PEs {mask:04b}")
+    elements = tile.valid_index.ravel()
+    quarters = element_quarters(elements, dtype, capacity)
+    selected = pe_selected(mask, quarters)
+    elements, quarters = elements[selected], quarters[selected]
+    rows_, cols_ = (grid.ravel()[selected] for grid in np.indices((valid_rows, valid_cols)))
+    bases, strides = per_pe_bases_and_strides(state, block, cols, dtype)
+    footprint = pe_footprint(bases, strides, quarters, rows_, cols_, dtype, write=False)
+    fault = memory.probe(footprint, state.memory_size)
+    if fault is not None:
+        raise fault
+    raw = memory.read(state.memory, footprint)
+    values = decode_loaded(raw, dtype, footprint.nibble) & U64(tile.element_mask)
+    room = memory.MEMORY_EVENT_LIMIT - len(state.memory_events)
+    return Publication(shared_tiles={shared_id: shared_updated(state, shared_id, elements, values, tile, mask)},
+                       events=tuple(memory.load_events(footprint, raw, ORDER, room)))
+
+
+def per_pe_bases_and_strides(state, block, cols: int, dtype) -> tuple:
+    """Each PE's B.IOR RegSrc0/RegSrc1 from its own GPR file, else base 0 and the dense stride of
+    ``cols`` (CorePEWords of ExecuteBundleSharedTLSUOperation)."""
+    agents = range(memory.MEMORY_AGENTS)
+    if block.ior is not None:
+        bases = np.array([state.read_pe_gpr(pe, block.ior["RegSrc0"]) for pe in agents], dtype=U64)
+        strides = np.array([state.read_pe_gpr(pe, block.ior["RegSrc1"]) for pe in agents], dtype=U64)
+    else:
+        bases = np.zeros(memory.MEMORY_AGENTS, dtype=U64)
+        strides = np.full(memory.MEMORY_AGENTS, dense_row_stride(cols, dtype), dtype=U64)
+    return bases, strides
+
+
+def pe_footprint(bases, strides, quarters, rows_, cols_, dtype, write: bool) -> memory.Footprint:
+    """TileMemoryStridedByteAddress of each (row, col) from its quarter's PE base and stride, that
+    PE the agent (a 4-bit column: its containing byte and nibble)."""
+    row_base = bases[quarters] + rows_.astype(U64) * strides[quarters]
+    if dtype.bits == 4:
+        addresses, nibble = row_base + (cols_.astype(U64) >> U64(1)), (cols_ & 1).astype(np.uint8)
+    else:
+        addresses, nibble = row_base + cols_.astype(U64) * U64(dtype.bits // 8), None
+    return memory.Footprint(addresses, element_bytes(dtype), write, agents=quarters, nibble=nibble)

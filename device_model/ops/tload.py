@@ -11,7 +11,7 @@ import numpy as np
 from ..faults import tile_allocation, tile_legality
 from ..state import allocation_bytes, cube_shape_legal, descriptor_legal, new_cube_tile
 from .common import Publication, result_tile
-from .memory_flow import RegularTransfer, strided_footprint
+from .memory_flow import RegularTransfer, shared_load, strided_footprint
 from .registry import register
 
 
@@ -36,6 +36,10 @@ class TileLoad(RegularTransfer):
         footprint = self.probed(strided_footprint(base, stride, valid_rows, valid_cols, dtype, write=False), state)
         values, events = self.loaded(state, footprint, dtype, valid_rows, valid_cols)
         return Publication(tiles={index: result_tile(tile, values, block.pad())}, events=events)
+
+    def shared_commit(self, state, block, profile: str):
+        """A Shared destination (B.IOS ->S<n><SizeCode>): ``memory_flow.shared_load``."""
+        return shared_load(self, state, block)
 
     def memory_operands(self, state, block, index, tile) -> dict:
         base, stride = self.base_and_stride(state, block, tile.cols)

@@ -46,6 +46,7 @@ KILLERS = {  # mutant -> the case that kills it (the mechanism it pins)
     "move-drops-padding": "PTO-AVS-X-TMOV-REF-001::padding-copied-with-its-definedness",  # whole payload
     "gmov-peer-of-pe0-only": "PTO-AVS-X-GMOV-REF-001::peer-tid-4-in-pe-3",  # each PE's own GPR file
     "shared-store-pe-bits-reversed": "PTO-AVS-X-TSTORE-SHARED-001::spart-one-pe",  # PE p is mask bit 3 - p
+    "tload-shared-mask-ignored": "PTO-AVS-X-TLOAD-SHARED-001::one-quarter-others-undefined",  # B.IOS mask
     "catr-order-lost": "PTO-AVS-X-TLOAD-ORDER-001::acquire",  # B.CATR aq gives every event Acquire
     "memory-alignment-off-by-one": "PTO-AVS-X-TLOAD-REF-001::alignment-fault-first-element",  # U16 at an odd base
     "memory-page-boundary-off-by-one": "PTO-AVS-X-TLOAD-REF-001::top-of-memory-fits",  # ends at the last byte

@@ -147,9 +147,30 @@ def test_cube_conversion_round_trip_keeps_the_bytes_and_pads_the_tail():
     assert wrong_shape.fault == "Fault_TileLegality"
 
 
-def test_shared_forms_stop_the_run():
-    result = Machine().run("BSTART.TLOAD FP16; B.DIM LB0=32; B.DIM LB1=4; B.IOS mask=1100, ->S7<1>; BSTOP")
+def test_unmodelled_shared_forms_stop_the_run():
+    result = Machine().run("BSTART.TPREFETCH U8; B.DIM LB0=2; B.IOS S5, mask=1111; BSTOP")
     assert result.outcome == "not modelled"
+
+
+def test_shared_tload_loads_each_selected_quarter_from_its_own_pe():
+    """TLOAD into S5 (memory_flow.shared_load): U32 of 128 B in 4 columns, valid 8x1, puts rows
+    2k..2k+1 in PE k's quarter; mask 0100 loads only PE 1's, from PE 1's R1 + row * R2, and allocates
+    S5 on PE 1 alone; a second load of the same descriptor on PE 1 updates it, one on PE 0 faults."""
+    machine = Machine()
+    machine.write_memory(0x200, bytes(range(1, 33)))
+    for pe in range(4):
+        machine.set_pe_gpr(pe, 1, 0x100 * (pe + 1))
+        machine.set_pe_gpr(pe, 2, 4)
+    load = "BSTART.TLOAD U32; B.DIM LB0=1; B.DIM LB1=8; B.DIM LB2=4; B.IOR R1, R2; B.IOS mask={m}, ->S5<1>; BSTOP"
+    assert machine.run(load.format(m="0100")).fault is None
+    snap = machine.snapshot()
+    assert [(e.kind, e.agent, e.address) for e in snap.events] == [("Load", 1, 0x208), ("Load", 1, 0x20C)]
+    register = snap.shared_tiles[5]
+    assert register.mask == "0100" and register.words[2:4, 0].tolist() == [0x0C0B0A09, 0x100F0E0D]
+    assert machine.run(load.format(m="1000")).fault == "Fault_TileLegality"  # PE 0: not allocated there
+    assert machine.run(load.replace("LB0=1", "LB0=2").format(m="0100")).fault == "Fault_TileLegality"
+    assert machine.run(load.replace("B.DIM LB2=4; ", "").format(m="0100")).fault == "Fault_TileLegality"
+    assert machine.run(load.format(m="0000").replace("R1, R2", "R1, R3")).fault is None  # strict no-op
 
 
 def test_tstore_of_an_undefined_source_is_tile_legality():

@@ -769,17 +769,172 @@ def tstore_shared_cases() -> list:
     ]
 
 
+def vector_file(vector_id: str, op: str, summary: str, provenance: str, cases: list, also=()) -> dict:
+    """The header of an execution vector file of ``op`` (its exercised subjects from the catalog;
+    ``also``: other operations its programs run) and its cases."""
+    out = {"format": "pto-avs-vector/1", "id": vector_id, "operation": op, "kind": "execution", "summary": summary,
+           "exercises": Flow(UNITS[op]["readiness_subjects"])}
+    if also:
+        out["also_exercises"] = Flow(list(also))
+    out.update({"provenance": provenance, "cases": cases})
+    return out
+
+
 def tstore_shared_file() -> dict:
-    return {"format": "pto-avs-vector/1", "id": "PTO-AVS-X-TSTORE-SHARED-001", "operation": "TSTORE",
-            "kind": "execution",
-            "summary": "TSTORE from a Shared tile register: Function 1 on all four PEs and TSTORE.SPART on a PE "
+    return vector_file("PTO-AVS-X-TSTORE-SHARED-001", "TSTORE",
+                       "TSTORE from a Shared tile register: Function 1 on all four PEs and TSTORE.SPART on a PE "
                        "subset, each quarter stored by its PE from that PE's own base and stride, "
                        "undefined-register values, faults and their order",
-            "exercises": Flow(UNITS["TSTORE"]["readiness_subjects"]),
-            "provenance": (f"Expected memory and events from the independent reference {SHARED_REFERENCE}, one "
-                           f"access at a time (no code shared with device_model), written by `{COMMAND}`. Nothing "
-                           "here was produced by running the golden model."),
-            "cases": tstore_shared_cases()}
+                       f"Expected memory and events from the independent reference {SHARED_REFERENCE}, one "
+                       f"access at a time (no code shared with device_model), written by `{COMMAND}`. Nothing "
+                       "here was produced by running the golden model.", tstore_shared_cases())
+
+
+# ---------------------------------------------------------------------------------------
+# The Shared destination form of TLOAD (Function 0, one destination B.IOS), observed through a
+# Function 1 TSTORE of the register that follows it
+
+LOAD_SHARED_REFERENCE = ("asl/block/model/dispatch/shared-tlsu.asl ExecuteBundleSharedTLSUOperation, "
+                         "asl/tile/model/memory/shared-movement.asl TLOADShared and TSTOREShared, shared-registers.asl "
+                         "SharedTileUpdateCompatible, AtomicUpdateSharedTile and ReadSharedTileWord (vectors/reference/"
+                         "memory.py shared_store_accesses, load_by_agents, shared_word)")
+OUT_BASES = (0x800, 0x880, 0x900, 0x980)
+OUT_GPR, OUT_STRIDE_GPR = 3, 4
+
+
+def shared_load_case(name, description, t, shape, *, sid=5, mask="1111", bases=PE_BASES, stride=16,
+                     out_stride=16, initial_register=None, dims=None, ior="B.IOR R1, R2", bindings=None,
+                     expect_fault=None, tile_capacity=None, local_tiles=None, store=True):
+    """TLOAD of ``shape`` (capacity, cols, valid) into S``sid`` on PE ``mask`` (each PE its own R1 base
+    and R2 stride), then (``store``) TSTORE S``sid`` (Function 1, all four PEs, its own shape) to each
+    PE's R3 base at R4 stride. ``initial_register``: (valid, allocation mask) of an S``sid`` already
+    installed with ``shape``'s capacity and columns (its pattern values)."""
+    capacity, cols, valid = shape
+    strides = [stride] * 4 if isinstance(stride, int) else list(stride)
+    dims = dims if dims is not None else {"LB0": valid[1], "LB1": valid[0], "LB2": cols}
+    loads = ref.shared_store_accesses(bases, strides, *valid, cols, t, capacity, mask)
+    values = pattern(len(loads), t, 0x29)
+    regions = _regions_holding([(a, h) for _, _, a, h in loads], t, values, SPEC_MEMORY)
+    outs = ref.shared_store_accesses(OUT_BASES, [out_stride] * 4, *valid, cols, t, capacity, "1111")
+    size_bytes = ref.element_bytes(t)
+    low, high = min(a for _, _, a, _ in outs) - GUARD, max(a for _, _, a, _ in outs) + size_bytes + GUARD
+    regions.append((low, bytes([0xEE]) * (high - low)))
+    pe_gprs = {pe: {BASE_GPR: bases[pe], STRIDE_GPR: strides[pe], OUT_GPR: OUT_BASES[pe], OUT_STRIDE_GPR: out_stride}
+               for pe in range(1, 4)}
+    gprs = {BASE_GPR: bases[0], STRIDE_GPR: strides[0], OUT_GPR: OUT_BASES[0], OUT_STRIDE_GPR: out_stride}
+    state = state_of(SPEC_MEMORY, sorted(regions), gprs, local_tiles, pe_gprs)
+    if tile_capacity is not None:
+        state = {"tile_capacity": tile_capacity, **state}
+    register_words, allocated = None, mask
+    if initial_register is not None:
+        old_valid, allocated = initial_register
+        words = pattern(old_valid[0] * old_valid[1], t, 0x61)
+        register_words = {r * cols + c: words[r * old_valid[1] + c] for r in range(old_valid[0])
+                          for c in range(old_valid[1])}
+        item = engine.tile(sid, t, capacity, cols, list(old_valid), rows_of_values(words, old_valid[1]))
+        if allocated != "1111":
+            item["mask"] = allocated
+        state["shared_tiles"] = [item]
+    lines = [block(f"BSTART.TLOAD {t}", dims, ior, bindings if bindings is not None else
+                   [f"B.IOS mask={mask}, ->S{sid}<{size_code(capacity)}>"])]
+    if store:
+        lines.append(block(f"BSTART.TSTORE {t}", {}, f"B.IOR R{OUT_GPR}, R{OUT_STRIDE_GPR}", [f"B.IOS S{sid}, mask=1111"]))
+    program = "\n".join(lines)
+    unchanged = [t_["index"] for t_ in (local_tiles or [])]
+    if expect_fault is None:
+        fault = ref.probe((a for _, _, a, _ in loads), size_bytes, SPEC_MEMORY)
+        if fault is not None:
+            return case(name, description, BOTH, "reference-generator", LOAD_SHARED_REFERENCE, state, program,
+                        fault_expect(*fault, unchanged))
+        image = ref.Memory(SPEC_MEMORY, regions)
+        loaded = ref.load_by_agents(image, t, loads)
+        register_words = {**(register_words or {}), **loaded}
+        expect = {"fault": None, "flags": Hex(0), "allocated": Flow(unchanged)}
+        if store:
+            words = [ref.shared_word(sid, e, register_words, allocated, agent) for agent, e, _, _ in outs]
+            ref.store_by_agents(image, t, outs, words)
+            expect.update({"unchanged": "all", "memory": [region(low, image.bytes[low:high])]})
+        else:
+            expect["memory_unchanged"] = True
+        if len(image.events) <= EVENT_LIMIT:
+            expect["events"] = event_list(image.events) or Flow([])
+        return case(name, description, BOTH, "reference-generator", LOAD_SHARED_REFERENCE, state, program, expect)
+    return case(name, description, BOTH, "hand", LOAD_SHARED_REFERENCE, state, program,
+                fault_expect(expect_fault, None, unchanged))
+
+
+def tload_shared_cases() -> list:
+    u32 = (128, 4, (8, 1))  # U32, 4 columns, 8 rows: two rows per PE quarter, one valid column
+    return [
+        shared_load_case("full-four-quarters-per-pe-bases", """TLOAD S5 (U32, 128 B, 4 columns, valid 8x1) on all
+            four PEs: each element's quarter (rows 0-1, 2-3, 4-5, 6-7) is loaded by its PE from that PE's own R1 base
+            (0x100, 0x200, 0x300, 0x400) plus row * R2 (16), the PE the Load event's agent; the TSTORE of S5 that
+            follows stores each quarter from its PE's R3 base.""", "U32", u32),
+        shared_load_case("one-quarter-others-undefined", """TLOAD S5 with B.IOS mask 0100: only PE 1's quarter (rows 2
+            and 3) is loaded and S5 is allocated on PE 1 alone, so the full TSTORE reads the other quarters as the
+            undefined-register value 5 XOR element.""", "U32", u32, mask="0100"),
+        shared_load_case("two-pes-own-strides", """Mask 1100 (PE 0 and PE 1), each PE its own row stride (8, 24, 8,
+            40).""", "U32", u32, mask="1100", stride=(8, 24, 8, 40)),
+        shared_load_case("u8-reduced-valid-three-pes", """A U8 register (128 B, 4 columns: quarters of 8 rows) loaded
+            as valid 6x1 on mask 1110 (PE 0, 1 and 2; rows 0-5 are in PE 0's quarter only).""", "U8", (128, 4, (6, 1)),
+                         mask="1110", stride=4),
+        shared_load_case("u8-quarters-of-eight-rows", """U8, 128 B of 4 columns, valid 32x1 (rows 0-7, 8-15, 16-23,
+            24-31 are the quarters) loaded on PE 2 only: eight Loads at PE 2's base.""", "U8", (128, 4, (32, 1)),
+                         mask="0010", stride=2),
+        shared_load_case("u4x2-nibbles-of-pe-3", """A 4-bit register (128 B, 8 columns, valid 32x1): each element is the
+            nibble of its column's parity in the containing byte; mask 0001 loads PE 3's rows 24-31.""", "U4X2",
+                         (128, 8, (32, 1)), mask="0001", stride=4),
+        shared_load_case("existing-register-one-quarter-updated", """S5 already holds a U32 8x1 register (all four
+            PEs): TLOAD mask 0010 of the same descriptor replaces PE 2's quarter and keeps the other three quarters'
+            values (AtomicUpdateSharedTile).""", "U32", u32, mask="0010", initial_register=((8, 1), "1111")),
+        shared_load_case("ior-omitted-dense-stride", """B.IOR omitted: every PE's base is 0 and its stride the dense
+            stride of LB2 = 4 U32 columns (16 bytes), so the quarters read rows 0-7 at 0x00, 0x10, ...""", "U32",
+                         u32, ior=None, bases=(0, 0, 0, 0)),
+        shared_load_case("page-fault-in-pe-3-nothing-loaded", """PE 3's base 4080: its second row at 4080 + 16 = 4096
+            is outside memory (Fault_DataPage at 0x1000); every selected access is probed first, so no Load event is
+            recorded and the run stops before the TSTORE.""", "U32", u32, bases=(0x100, 0x200, 0x300, 4080)),
+        shared_load_case("alignment-fault-in-pe-1", """PE 1's base 0x202 is not 4-byte aligned: Fault_DataAlignment at
+            0x202 + 2 * 16 (its first element, row 2), nothing loaded.""", "U32", u32, bases=(0x100, 0x202, 0x300, 0x400)),
+        shared_load_case("mask-zero-no-effect", """B.IOS mask 0000 with a misaligned base: a strict no-op (no probe, no
+            event, no register: the TSTORE reads the undefined-register values).""", "U32", u32, mask="0000",
+                         bases=(0x101, 0x201, 0x301, 0x401), store=False),
+        shared_load_case("existing-register-other-descriptor", """S5 holds a U32 register of valid 8x2: a TLOAD of valid
+            8x1 into it is not SharedTileDescriptorsCompatible (Fault_TileLegality, nothing loaded).""", "U32", u32,
+                         initial_register=((8, 2), "1111"), expect_fault="Fault_TileLegality"),
+        shared_load_case("existing-register-fewer-pes", """S5 is allocated on PE 0 and PE 1 (mask 1100): a TLOAD on
+            all four PEs names PEs it is not allocated on (Fault_TileLegality).""", "U32", u32,
+                         initial_register=((8, 1), "1100"), expect_fault="Fault_TileLegality"),
+        shared_load_case("capacity-exceeded", """tile_capacity 1024 with a 256-byte Local tile on four PEs (1024 bytes in
+            use): a new 128-byte register on four PEs does not fit (Fault_TileLegality, not TileAllocation).""",
+                         "U32", u32, tile_capacity=1024, local_tiles=[engine.tile(0, "U8", 256, 16, [1, 2], [[1, 2]])],
+                         expect_fault="Fault_TileLegality"),
+        shared_load_case("shape-past-capacity", """LB1=16 rows of 4 U32 columns need 256 bytes; the B.IOS SizeCode 1
+            gives 128 (Fault_TileLegality).""", "U32", u32, dims={"LB0": 1, "LB1": 16, "LB2": 4},
+                         expect_fault="Fault_TileLegality"),
+        shared_load_case("lb2-absent-is-tile-legality", """The Shared TLOAD reads LB0, LB1 and LB2 as encoded: an absent
+            LB2 is its reset zero (Fault_TileLegality).""", "U32", u32, dims={"LB0": 1, "LB1": 8},
+                         expect_fault="Fault_TileLegality"),
+        shared_load_case("lb0-past-lb2", """LB0=8 valid columns of LB2=4 (Fault_TileLegality).""", "U32", u32,
+                         dims={"LB0": 8, "LB1": 8, "LB2": 4}, expect_fault="Fault_TileLegality"),
+        shared_load_case("source-binding-is-tile-legality", """A source B.IOS (SizeCode 0) on TLOAD: Function 0 loads a
+            Shared destination only (Fault_TileLegality).""", "U32", u32, bindings=["B.IOS S5, mask=1111"],
+                         expect_fault="Fault_TileLegality"),
+        shared_load_case("tile-binding-beside-is-tile-legality", """A destination B.IOT beside the B.IOS
+            (Fault_TileLegality).""", "U32", u32, bindings=["B.IOS mask=1111, ->S5<1>",
+                                                           "B.IOT mask=1111, <last>, ->T<1>"],
+                         expect_fault="Fault_TileLegality"),
+        shared_load_case("ior-regsrc2-is-bundle-control", """B.IOR R1, R2, R3: the scalar binding schema
+            (Fault_BundleControl).""", "U32", u32, ior="B.IOR R1, R2, R3", expect_fault="Fault_BundleControl"),
+    ]
+
+
+def tload_shared_file() -> dict:
+    return vector_file("PTO-AVS-X-TLOAD-SHARED-001", "TLOAD",
+                       "TLOAD into a Shared tile register: each selected quarter loaded by its PE from that PE's own "
+                       "base and stride, a new or an existing register updated, faults and their order",
+                       f"Expected memory and events from the independent reference {LOAD_SHARED_REFERENCE}, one "
+                       f"access at a time (no code shared with device_model), written by `{COMMAND}`. Nothing here "
+                       "was produced by running the golden model.", tload_shared_cases(), also=("TSTORE",))
 
 
 # ---------------------------------------------------------------------------------------
@@ -840,14 +995,12 @@ def order_cases(op: str) -> list:
 
 
 def order_file(op: str) -> dict:
-    return {"format": "pto-avs-vector/1", "id": f"PTO-AVS-X-{op}-ORDER-001", "operation": op, "kind": "execution",
-            "summary": f"{op} under B.CATR: every memory event carries the block's memory order (aq, rl), the other "
+    return vector_file(f"PTO-AVS-X-{op}-ORDER-001", op,
+                       f"{op} under B.CATR: every memory event carries the block's memory order (aq, rl), the other "
                        "B.CATR fields leave it Relaxed, and B.CATR is unique per header",
-            "exercises": Flow(UNITS[op]["readiness_subjects"]),
-            "provenance": (f"Expected memory and events from the independent reference {REFERENCE}, the order from "
-                           f"{ORDER_REFERENCE}, written by `{COMMAND}`. Nothing here was produced by running the "
-                           "golden model."),
-            "cases": order_cases(op)}
+                       f"Expected memory and events from the independent reference {REFERENCE}, the order from "
+                       f"{ORDER_REFERENCE}, written by `{COMMAND}`. Nothing here was produced by running the "
+                       "golden model.", order_cases(op))
 
 
 # ---------------------------------------------------------------------------------------
@@ -873,15 +1026,13 @@ def spec_cases(op: str, test_id: str) -> list:
 
 def x_file(op: str) -> dict:
     cases = {"TLOAD": tload_x_cases, "TSTORE": tstore_x_cases, "TPREFETCH": tprefetch_x_cases}[op]()
-    return {"format": "pto-avs-vector/1", "id": f"PTO-AVS-X-{op}-REF-001", "operation": op, "kind": "execution",
-            "summary": f"{op}: every DataType, strides, alignment and page faults with their address, fault order, "
+    return vector_file(f"PTO-AVS-X-{op}-REF-001", op,
+                       f"{op}: every DataType, strides, alignment and page faults with their address, fault order, "
                        "the precise preflight, memory events and the binding rules",
-            "exercises": Flow(UNITS[op]["readiness_subjects"]),
-            **({"also_exercises": Flow(["TSTORE"])} if op == "TLOAD" else {}),  # the CUBE round trips store back
-            "provenance": (f"Expected memory, tiles and events from the independent reference {REFERENCE} (no code "
-                           f"shared with device_model), written by `{COMMAND}`. Nothing here was produced by running "
-                           "the golden model."),
-            "cases": referenced(cases, REFERENCE)}
+                       f"Expected memory, tiles and events from the independent reference {REFERENCE} (no code "
+                       f"shared with device_model), written by `{COMMAND}`. Nothing here was produced by running "
+                       "the golden model.", referenced(cases, REFERENCE),
+                       also=("TSTORE",) if op == "TLOAD" else ())  # the CUBE round trips store back
 
 
 PROVENANCE = engine.spec_provenance("vectors/reference/memory.py", COMMAND)
@@ -893,6 +1044,8 @@ def files(operations) -> dict:
     out = engine.spec_id_files(operations, spec_cases, x_file, PROVENANCE, "generate_memory.py")
     if "TSTORE" in operations:
         out["PTO-AVS-X-TSTORE-SHARED-001.yaml"] = engine.render_spec_id(tstore_shared_file(), "generate_memory.py")
+    if "TLOAD" in operations:
+        out["PTO-AVS-X-TLOAD-SHARED-001.yaml"] = engine.render_spec_id(tload_shared_file(), "generate_memory.py")
     for op in operations:
         out[f"PTO-AVS-X-{op}-ORDER-001.yaml"] = engine.render_spec_id(order_file(op), "generate_memory.py")
         for vector_id in kernels.KERNELS:

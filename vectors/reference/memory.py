@@ -16,6 +16,13 @@ Facts (PTO-ISA/pto-spec, asl/):
   extended to the 64-bit Word, a nibble and every other type zero-extended) or store (the low
   bytes of the Word; a nibble replaces its half of the byte read just before), recording one
   Load (the raw bytes read) or Store (the bytes written) event per element.
+- tile/model/memory/shared-movement.asl TLOADShared and TSTOREShared: element (row, col) of a
+  Shared register lies in the quarter (element * bits div 8) * 4 div capacity of its bytes, and
+  that quarter's PE, when the B.IOS mask selects it, loads or stores it from its own base and
+  byte row stride (row-major, every selected access probed first); shared-registers.asl
+  AtomicUpdateSharedTile: a new register is allocated and initialized on the load's mask, an
+  existing one (of the same descriptor, allocated on every PE of the mask) takes the loaded
+  elements and keeps the rest.
 - tile/model/memory/gather-scatter.asl TPREFETCHCore: for PE 0..3, element (row, col) is at
   ``base_p + (row * stride_p + col) * bytes`` (4-bit: ``+ (row * stride_p + col) div 2``), the
   stride in elements; every access of every PE is probed before the first event; one Load
@@ -151,6 +158,17 @@ def shared_store_accesses(bases, strides, valid_rows: int, valid_cols: int, cols
                 out.append((agent, element, (row_base + col // 2) & WORD, col % 2 == 1))
             else:
                 out.append((agent, element, (row_base + col * width(t) // 8) & WORD, False))
+    return out
+
+
+def load_by_agents(image: "Memory", t: str, accesses) -> dict:
+    """TLOADShared's loads (tile/model/memory/shared-movement.asl): the accesses of
+    ``shared_store_accesses`` (the same quarters, PEs, bases and strides), probed already, one
+    at a time in access order, each Load event with its agent; {element: loaded Word}."""
+    out = {}
+    for agent, element, address, high in accesses:
+        out[element] = image.tload(t, [(address, high)])[0] & ((1 << width(t)) - 1)
+        image.events[-1]["agent"] = agent
     return out
 
 
