@@ -389,7 +389,7 @@ def rename_destinations(state: MachineState, block: BlockState) -> list:
         reserved.add(index)
         indices.append(index)
     required = sum(allocation_bytes(b.mask, b.size_bytes) for b in block.destinations())
-    if state.capacity_in_use() + required > state.tile_capacity:
+    if state.core_capacity_in_use() + required > state.tile_capacity:
         raise tile_allocation("tile capacity exceeded")
     return indices
 

@@ -369,3 +369,9 @@ class MachineState:
         return sum(allocation_bytes(tile.mask, tile.capacity)
                    for index, tile in enumerate(self.tiles)
                    if tile is not None and index != excluding)
+
+    def core_capacity_in_use(self) -> int:
+        """CoreTileCapacityInUse (capacity/shared.asl): the Local tiles and the Shared registers
+        (SharedTileCapacityInUse), what a new allocation must fit beside."""
+        return self.capacity_in_use() + sum(allocation_bytes(tile.mask, tile.capacity)
+                                            for tile in self.shared_tiles if tile is not None)

@@ -324,9 +324,7 @@ def shared_update_compatible(state, shared_id: int, tile, mask: int) -> bool:
                                             old.dtype, old.layout, old.location) == (
             tile.capacity, tile.rows, tile.cols, tile.valid_rows, tile.valid_cols, tile.dtype, tile.layout,
             tile.location)
-    in_use = state.capacity_in_use() + sum(allocation_bytes(t.mask, t.capacity)
-                                           for t in state.shared_tiles if t is not None)
-    return in_use + allocation_bytes(mask, tile.capacity) <= state.tile_capacity
+    return state.core_capacity_in_use() + allocation_bytes(mask, tile.capacity) <= state.tile_capacity
 
 
 def shared_updated(state, shared_id: int, elements: np.ndarray, values: np.ndarray, tile, mask: int):

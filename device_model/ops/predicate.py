@@ -147,7 +147,7 @@ class _Compare(PredicateOperation):
         if source.rows * source.cols > MAX_PREDICATE_ELEMENTS or not capacity_legal(size, state.tile_capacity):
             raise tile_allocation(f"{self.NAME}: a predicate tile holds at most {MAX_PREDICATE_ELEMENTS} elements "
                                   f"in a legal TSize")
-        if state.capacity_in_use() + allocation_bytes(binding.mask, size) > state.tile_capacity:
+        if state.core_capacity_in_use() + allocation_bytes(binding.mask, size) > state.tile_capacity:
             raise tile_allocation("tile capacity exceeded")
         hand = binding.hand
         index = next((i for i in range(hand * 16, hand * 16 + 16) if state.tiles[i] is None), None)

@@ -25,7 +25,7 @@ class TileLoad(RegularTransfer):
         binding = block.bindings[0]
         size = binding.size_bytes
         if (not cube_shape_legal(size, valid_rows, valid_cols, dtype, layout, state.tile_capacity)
-                or state.capacity_in_use() + allocation_bytes(binding.mask, size) > state.tile_capacity):
+                or state.core_capacity_in_use() + allocation_bytes(binding.mask, size) > state.tile_capacity):
             raise tile_allocation(f"{self.NAME}: TSize {size} B cannot hold a {layout} {dtype.name} tile of valid "
                                   f"{valid_rows}x{valid_cols} within the tile capacity")
         hand = binding.hand

@@ -421,6 +421,17 @@ def families() -> list[Family]:
     return [importlib.import_module(f"{__package__}.{name}").FAMILY for name in FAMILY_MODULES]
 
 
+def execution_file(vector_id: str, op: str, summary: str, provenance: str, cases: list, also=()) -> dict:
+    """The header of an execution vector file of ``op`` that is no spec test point (its exercised
+    subjects from the catalog; ``also``: other operations its programs run) and its cases."""
+    out = {"format": "pto-avs-vector/1", "id": vector_id, "operation": op, "kind": "execution", "summary": summary,
+           "exercises": Flow(UNITS[op]["readiness_subjects"])}
+    if also:
+        out["also_exercises"] = Flow(list(also))
+    out.update({"provenance": provenance, "cases": cases})
+    return out
+
+
 def render_spec_id(doc: dict, generator: str) -> str:
     """A spec-ID or reference file's text: the two-line header naming ``generator`` (a file
     under vectors/reference/), then the YAML."""

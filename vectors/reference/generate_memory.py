@@ -109,6 +109,31 @@ def fault_expect(fault, address, allocated, events=True) -> dict:
     return expect
 
 
+def scalar_inputs(base: int, stride, dense: int, explicit: bool, zero_stride: bool, ior=None) -> tuple:
+    """(base, stride, gprs, B.IOR line) of a TLOAD/TSTORE block: ``explicit``: R1 holds the base and R2
+    the stride (None: ``dense``); ``zero_stride``: R1 and an encoded zero stride; neither: no B.IOR,
+    base 0 and the dense stride (the omission defaults). ``ior`` replaces the line."""
+    if not explicit:
+        base, stride = 0, dense
+    stride = 0 if zero_stride else (dense if stride is None else stride)
+    gprs = {BASE_GPR: base} if zero_stride else ({BASE_GPR: base, STRIDE_GPR: stride} if explicit else None)
+    line = ior if ior is not None else (
+        f"B.IOR R{BASE_GPR}, zero" if zero_stride else (f"B.IOR R{BASE_GPR}, R{STRIDE_GPR}" if explicit else None))
+    return base, stride, gprs, line
+
+
+def transfer_case(name, description, profiles, source, reference, state, program, fault, allocated, outcome) -> dict:
+    """One memory-transfer case: the reference's first faulting access ``fault`` gives the precise
+    fault over the ``allocated`` state tiles; else ``outcome()`` gives (expect, image) and the image's
+    events are expected when they are within the spec's bound."""
+    if fault:
+        return case(name, description, profiles, source, reference, state, program, fault_expect(*fault, allocated))
+    expect, image = outcome()
+    if len(image.events) <= EVENT_LIMIT:
+        expect["events"] = event_list(image.events)
+    return case(name, description, profiles, source, reference, state, program, expect)
+
+
 # ---------------------------------------------------------------------------------------
 # TLOAD
 
@@ -122,40 +147,29 @@ def load_case(name, description, t, valid, *, cols=None, base=0x100, stride=None
     DataType code 0 is FP64); the dense stride stays the BSTART type's."""
     bstart_type, t = t, effective or t
     cols, capacity, rows = smallest_tile(t, valid, cols, capacity)
-    dense = ref.dense_stride(cols, bstart_type)
-    if not explicit:
-        base, stride = 0, dense
-    stride = dense if stride is None else stride
-    if zero_stride:
-        stride = 0
+    base, stride, gprs, ior_line = scalar_inputs(base, stride, ref.dense_stride(cols, bstart_type), explicit,
+                                                 zero_stride, ior)
     accesses = ref.strided_accesses(base, stride, valid[0], valid[1], t)
     values = pattern(valid[0] * valid[1], t)
     if regions is None:
         regions = _regions_holding(accesses, t, values, size)
-    gprs = {BASE_GPR: base, STRIDE_GPR: stride} if explicit and not zero_stride else (
-        {BASE_GPR: base} if zero_stride else None)
-    ior_line = ior if ior is not None else (
-        f"B.IOR R{BASE_GPR}, zero" if zero_stride else (f"B.IOR R{BASE_GPR}, R{STRIDE_GPR}" if explicit else None))
     dims = {"LB0": valid[1], "LB1": valid[0], "LB2": cols if cols != valid[1] else None}
     program = block(f"BSTART.TLOAD {bstart_type}", dims, ior_line,
                     [f"B.IOT mask=1111, <last>, ->T<{size_code(capacity)}>"], datr)
     state = state_of(size, regions, gprs)
-    fault = ref.probe((a for a, _ in accesses), ref.element_bytes(t), size)
-    if fault:
-        return case(name, description, profiles, source, reference, state, program, fault_expect(*fault, []))
-    image = ref.Memory(size, regions)
-    words = image.tload(t, accesses)
-    grid = rows_of_values(words, valid[1])
-    mask = (1 << width(t)) - 1
-    tile = {"index": 0, "dtype": t, "layout": layout, "location": "Any", "rows": rows, "cols": cols,
-            "valid": Flow(list(valid)), "capacity": capacity, "mask": "1111",
-            "data": hexrows([[w & mask for w in row] for row in grid]), "words": hexrows(grid)}
-    if valid[0] * valid[1] < rows * cols:
-        tile["padding"] = FlowMap(defined=False)
-    expect = {"fault": None, "flags": Hex(0), "allocated": Flow([0]), "tiles": [tile], "memory_unchanged": True}
-    if len(image.events) <= EVENT_LIMIT:
-        expect["events"] = event_list(image.events)
-    return case(name, description, profiles, source, reference, state, program, expect)
+
+    def outcome():
+        image = ref.Memory(size, regions)
+        grid = rows_of_values(image.tload(t, accesses), valid[1])
+        mask = (1 << width(t)) - 1
+        tile = {"index": 0, "dtype": t, "layout": layout, "location": "Any", "rows": rows, "cols": cols,
+                "valid": Flow(list(valid)), "capacity": capacity, "mask": "1111",
+                "data": hexrows([[w & mask for w in row] for row in grid]), "words": hexrows(grid)}
+        if valid[0] * valid[1] < rows * cols:
+            tile["padding"] = FlowMap(defined=False)
+        return {"fault": None, "flags": Hex(0), "allocated": Flow([0]), "tiles": [tile], "memory_unchanged": True}, image
+    return transfer_case(name, description, profiles, source, reference, state, program,
+                         ref.probe((a for a, _ in accesses), ref.element_bytes(t), size), [], outcome)
 
 
 def _regions_holding(accesses, t, values, size):
@@ -345,12 +359,8 @@ def store_case(name, description, t, valid, *, cols=None, base=0x100, stride=Non
     """A TSTORE block of source tile ``index`` (``valid`` in ``cols`` columns, the pattern or
     ``values``) to memory pre-filled with ``fill`` around the footprint."""
     cols, capacity, rows = smallest_tile(t, valid, cols, capacity)
-    dense = ref.dense_stride(dims.get("LB2", cols) if dims else cols, t)
-    if not explicit:
-        base, stride = 0, dense
-    stride = dense if stride is None else stride
-    if zero_stride:
-        stride = 0
+    base, stride, gprs, ior_line = scalar_inputs(base, stride, ref.dense_stride(dims.get("LB2", cols) if dims else cols, t),
+                                                 explicit, zero_stride, ior)
     values = values or pattern(valid[0] * valid[1], t, 0x51)
     accesses = ref.strided_accesses(base, stride, valid[0], valid[1], t)
     size_bytes = ref.element_bytes(t)
@@ -363,26 +373,19 @@ def store_case(name, description, t, valid, *, cols=None, base=0x100, stride=Non
         else:
             initial = []
     initial = list(initial) + list(extra_regions)
-    gprs = {BASE_GPR: base, STRIDE_GPR: stride} if explicit and not zero_stride else (
-        {BASE_GPR: base} if zero_stride else None)
-    ior_line = ior if ior is not None else (
-        f"B.IOR R{BASE_GPR}, zero" if zero_stride else (f"B.IOR R{BASE_GPR}, R{STRIDE_GPR}" if explicit else None))
     tile = engine.tile(index, t, capacity, cols, list(valid), rows_of_values(values, valid[1]))
     program = block(f"BSTART.TSTORE {t}", dims or {}, ior_line, [f"B.IOT T{index}, mask=1111, <last>"])
     state = state_of(size, initial, gprs, [tile])
-    fault = ref.probe((a for a, _ in accesses), size_bytes, size)
-    if fault:
-        return case(name, description, profiles, source, reference, state, program, fault_expect(*fault, [index]))
-    image = ref.Memory(size, initial)
-    image.tstore(t, accesses, values)
-    touched = sorted({a for a, _ in accesses})
-    low = max(0, touched[0] - GUARD)
-    high = min(size, touched[-1] + size_bytes + GUARD)
-    expect = {"fault": None, "flags": Hex(0), "allocated": Flow([index]), "unchanged": "all",
-              "memory": [region(low, image.bytes[low:high])]}
-    if len(image.events) <= EVENT_LIMIT:
-        expect["events"] = event_list(image.events)
-    return case(name, description, profiles, source, reference, state, program, expect)
+
+    def outcome():
+        image = ref.Memory(size, initial)
+        image.tstore(t, accesses, values)
+        touched = sorted({a for a, _ in accesses})
+        low, high = max(0, touched[0] - GUARD), min(size, touched[-1] + size_bytes + GUARD)
+        return {"fault": None, "flags": Hex(0), "allocated": Flow([index]), "unchanged": "all",
+                "memory": [region(low, image.bytes[low:high])]}, image
+    return transfer_case(name, description, profiles, source, reference, state, program,
+                         ref.probe((a for a, _ in accesses), size_bytes, size), [index], outcome)
 
 
 def tstore_direct_cases() -> list:
@@ -503,15 +506,13 @@ def prefetch_case(name, description, t, valid, *, cols=None, bases=(0x180,) * 4,
     dims = {"LB0": valid[1], "LB1": valid[0] if valid[0] != 1 else None, "LB2": cols if cols != valid[1] else None}
     program = block(f"BSTART.TPREFETCH {t}", dims, f"B.IOR R{BASE_GPR}, R{STRIDE_GPR}" if explicit else None)
     state = state_of(size, regions, gprs, None, pe_gprs)
-    fault = ref.probe((a for _, a in accesses), ref.element_bytes(t), size)
-    if fault:
-        return case(name, description, profiles, source, reference, state, program, fault_expect(*fault, []))
-    image = ref.Memory(size, regions)
-    image.tprefetch(t, accesses)
-    expect = {"fault": None, "flags": Hex(0), "allocated": Flow([]), "memory_unchanged": True}
-    if len(image.events) <= EVENT_LIMIT:
-        expect["events"] = event_list(image.events)
-    return case(name, description, profiles, source, reference, state, program, expect)
+
+    def outcome():
+        image = ref.Memory(size, regions)
+        image.tprefetch(t, accesses)
+        return {"fault": None, "flags": Hex(0), "allocated": Flow([]), "memory_unchanged": True}, image
+    return transfer_case(name, description, profiles, source, reference, state, program,
+                         ref.probe((a for _, a in accesses), ref.element_bytes(t), size), [], outcome)
 
 
 def tprefetch_requests_cases() -> list:
@@ -607,11 +608,9 @@ def cube_round_trip(name, description, t, layout, valid, size_code_, base=0x100,
     state = state_of(SPEC_MEMORY, sorted(regions), {BASE_GPR: base, STRIDE_GPR: stride, 3: out})
     tile = {"index": 0, "dtype": t, "layout": layout, "location": "Matrix", "valid": Flow(list(valid)),
             "mask": "1111"}
-    expect = {"fault": None, "flags": Hex(0), "allocated": Flow([0]), "tiles": [tile],
-              "memory": [region(low, image.bytes[low:high])]}
-    if len(image.events) <= EVENT_LIMIT:
-        expect["events"] = event_list(image.events)
-    return case(name, description, BOTH, "reference-generator", CUBE_REFERENCE, state, program, expect)
+    return transfer_case(name, description, BOTH, "reference-generator", CUBE_REFERENCE, state, program, None, [0],
+                         lambda: ({"fault": None, "flags": Hex(0), "allocated": Flow([0]), "tiles": [tile],
+                                   "memory": [region(low, image.bytes[low:high])]}, image))
 
 
 def cube_cases() -> list:
@@ -697,23 +696,21 @@ def shared_store_case(name, description, t, register, *, sid=5, mask="1111", spa
     state = state_of(size, initial, {BASE_GPR: bases[0], STRIDE_GPR: strides[0]}, None, pe_gprs)
     if register is not None:
         state["shared_tiles"] = [shared]
-    if expect_fault is None:
-        expect_fault = ref.probe((a for _, _, a, _ in accesses), size_bytes, size)
-        if expect_fault is None:
-            image = ref.Memory(size, initial)
-            values = [ref.shared_word(sid, e, by_element, allocated, agent) for agent, e, _, _ in accesses]
-            ref.store_by_agents(image, t, accesses, values)
-            touched = sorted(a for _, _, a, _ in accesses)
-            low, high = max(0, touched[0] - GUARD), min(size, touched[-1] + size_bytes + GUARD)
-            expect = {"fault": None, "flags": Hex(0), "allocated": Flow([]), "unchanged": "all",
-                      "memory": [region(low, image.bytes[low:high])]}
-            if len(image.events) <= EVENT_LIMIT:
-                expect["events"] = event_list(image.events)
-            return case(name, description, BOTH, "reference-generator", SHARED_REFERENCE, state, program, expect)
-        expect_fault = expect_fault if isinstance(expect_fault, tuple) else (expect_fault, None)
-    elif isinstance(expect_fault, str):
-        expect_fault = (expect_fault, None)
-    return case(name, description, BOTH, "hand", SHARED_REFERENCE, state, program, fault_expect(*expect_fault, []))
+    if expect_fault is not None:
+        return case(name, description, BOTH, "hand", SHARED_REFERENCE, state, program,
+                    fault_expect(expect_fault, None, []))
+    fault = ref.probe((a for _, _, a, _ in accesses), size_bytes, size)
+
+    def outcome():
+        image = ref.Memory(size, initial)
+        values = [ref.shared_word(sid, e, by_element, allocated, agent) for agent, e, _, _ in accesses]
+        ref.store_by_agents(image, t, accesses, values)
+        touched = sorted(a for _, _, a, _ in accesses)
+        low, high = max(0, touched[0] - GUARD), min(size, touched[-1] + size_bytes + GUARD)
+        return {"fault": None, "flags": Hex(0), "allocated": Flow([]), "unchanged": "all",
+                "memory": [region(low, image.bytes[low:high])]}, image
+    return transfer_case(name, description, BOTH, "hand" if fault else "reference-generator", SHARED_REFERENCE, state,
+                         program, fault, [], outcome)
 
 
 def tstore_shared_cases() -> list:
@@ -769,19 +766,8 @@ def tstore_shared_cases() -> list:
     ]
 
 
-def vector_file(vector_id: str, op: str, summary: str, provenance: str, cases: list, also=()) -> dict:
-    """The header of an execution vector file of ``op`` (its exercised subjects from the catalog;
-    ``also``: other operations its programs run) and its cases."""
-    out = {"format": "pto-avs-vector/1", "id": vector_id, "operation": op, "kind": "execution", "summary": summary,
-           "exercises": Flow(UNITS[op]["readiness_subjects"])}
-    if also:
-        out["also_exercises"] = Flow(list(also))
-    out.update({"provenance": provenance, "cases": cases})
-    return out
-
-
 def tstore_shared_file() -> dict:
-    return vector_file("PTO-AVS-X-TSTORE-SHARED-001", "TSTORE",
+    return engine.execution_file("PTO-AVS-X-TSTORE-SHARED-001", "TSTORE",
                        "TSTORE from a Shared tile register: Function 1 on all four PEs and TSTORE.SPART on a PE "
                        "subset, each quarter stored by its PE from that PE's own base and stride, "
                        "undefined-register values, faults and their order",
@@ -818,7 +804,8 @@ def shared_load_case(name, description, t, shape, *, sid=5, mask="1111", bases=P
     outs = ref.shared_store_accesses(OUT_BASES, [out_stride] * 4, *valid, cols, t, capacity, "1111")
     size_bytes = ref.element_bytes(t)
     low, high = min(a for _, _, a, _ in outs) - GUARD, max(a for _, _, a, _ in outs) + size_bytes + GUARD
-    regions.append((low, bytes([0xEE]) * (high - low)))
+    if store:
+        regions.append((low, bytes([0xEE]) * (high - low)))
     pe_gprs = {pe: {BASE_GPR: bases[pe], STRIDE_GPR: strides[pe], OUT_GPR: OUT_BASES[pe], OUT_STRIDE_GPR: out_stride}
                for pe in range(1, 4)}
     gprs = {BASE_GPR: bases[0], STRIDE_GPR: strides[0], OUT_GPR: OUT_BASES[0], OUT_STRIDE_GPR: out_stride}
@@ -841,26 +828,26 @@ def shared_load_case(name, description, t, shape, *, sid=5, mask="1111", bases=P
         lines.append(block(f"BSTART.TSTORE {t}", {}, f"B.IOR R{OUT_GPR}, R{OUT_STRIDE_GPR}", [f"B.IOS S{sid}, mask=1111"]))
     program = "\n".join(lines)
     unchanged = [t_["index"] for t_ in (local_tiles or [])]
-    if expect_fault is None:
-        fault = ref.probe((a for _, _, a, _ in loads), size_bytes, SPEC_MEMORY)
-        if fault is not None:
-            return case(name, description, BOTH, "reference-generator", LOAD_SHARED_REFERENCE, state, program,
-                        fault_expect(*fault, unchanged))
+    if expect_fault is not None:
+        return case(name, description, BOTH, "hand", LOAD_SHARED_REFERENCE, state, program,
+                    fault_expect(expect_fault, None, unchanged))
+
+    def outcome():
         image = ref.Memory(SPEC_MEMORY, regions)
-        loaded = ref.load_by_agents(image, t, loads)
-        register_words = {**(register_words or {}), **loaded}
+        words = {**(register_words or {}), **ref.load_by_agents(image, t, loads)}
         expect = {"fault": None, "flags": Hex(0), "allocated": Flow(unchanged)}
         if store:
-            words = [ref.shared_word(sid, e, register_words, allocated, agent) for agent, e, _, _ in outs]
-            ref.store_by_agents(image, t, outs, words)
+            ref.store_by_agents(image, t, outs, [ref.shared_word(sid, e, words, allocated, agent)
+                                                 for agent, e, _, _ in outs])
             expect.update({"unchanged": "all", "memory": [region(low, image.bytes[low:high])]})
         else:
             expect["memory_unchanged"] = True
-        if len(image.events) <= EVENT_LIMIT:
-            expect["events"] = event_list(image.events) or Flow([])
-        return case(name, description, BOTH, "reference-generator", LOAD_SHARED_REFERENCE, state, program, expect)
-    return case(name, description, BOTH, "hand", LOAD_SHARED_REFERENCE, state, program,
-                fault_expect(expect_fault, None, unchanged))
+        return expect, image
+    built = transfer_case(name, description, BOTH, "reference-generator", LOAD_SHARED_REFERENCE, state, program,
+                          ref.probe((a for _, _, a, _ in loads), size_bytes, SPEC_MEMORY), unchanged, outcome)
+    if built["expect"].get("events") == []:
+        built["expect"]["events"] = Flow([])
+    return built
 
 
 def tload_shared_cases() -> list:
@@ -928,13 +915,28 @@ def tload_shared_cases() -> list:
     ]
 
 
+def shared_capacity_case() -> dict:
+    """A Shared register counts against the core capacity a later Local allocation must fit in
+    (CoreTileCapacityInUse = TileCapacityInUse + SharedTileCapacityInUse)."""
+    built = shared_load_case("shared-register-counts-against-local", "", "U32", (128, 4, (8, 1)), store=False,
+                             tile_capacity=1024)
+    local = block("BSTART.TLOAD U8", {"LB0": 2}, None, ["B.IOT mask=1111, <last>, ->T<2>"])
+    built["program"] = Block(str(built["program"]) + "\n" + local)
+    built["description"] = " ".join("""tile_capacity 1024: TLOAD S5 allocates 128 bytes on four PEs (512 in use),
+        so a Local TLOAD of 256 bytes on four PEs that follows (1024 more) does not fit: Fault_TileAllocation at
+        that block, after the first block's eight Load events.""".split())
+    built["expect"].update({"fault": "Fault_TileAllocation", "allocated": Flow([])})
+    return built
+
+
 def tload_shared_file() -> dict:
-    return vector_file("PTO-AVS-X-TLOAD-SHARED-001", "TLOAD",
+    return engine.execution_file("PTO-AVS-X-TLOAD-SHARED-001", "TLOAD",
                        "TLOAD into a Shared tile register: each selected quarter loaded by its PE from that PE's own "
                        "base and stride, a new or an existing register updated, faults and their order",
                        f"Expected memory and events from the independent reference {LOAD_SHARED_REFERENCE}, one "
                        f"access at a time (no code shared with device_model), written by `{COMMAND}`. Nothing here "
-                       "was produced by running the golden model.", tload_shared_cases(), also=("TSTORE",))
+                       "was produced by running the golden model.", tload_shared_cases() + [shared_capacity_case()],
+                       also=("TSTORE",))
 
 
 # ---------------------------------------------------------------------------------------
@@ -995,7 +997,7 @@ def order_cases(op: str) -> list:
 
 
 def order_file(op: str) -> dict:
-    return vector_file(f"PTO-AVS-X-{op}-ORDER-001", op,
+    return engine.execution_file(f"PTO-AVS-X-{op}-ORDER-001", op,
                        f"{op} under B.CATR: every memory event carries the block's memory order (aq, rl), the other "
                        "B.CATR fields leave it Relaxed, and B.CATR is unique per header",
                        f"Expected memory and events from the independent reference {REFERENCE}, the order from "
@@ -1026,7 +1028,7 @@ def spec_cases(op: str, test_id: str) -> list:
 
 def x_file(op: str) -> dict:
     cases = {"TLOAD": tload_x_cases, "TSTORE": tstore_x_cases, "TPREFETCH": tprefetch_x_cases}[op]()
-    return vector_file(f"PTO-AVS-X-{op}-REF-001", op,
+    return engine.execution_file(f"PTO-AVS-X-{op}-REF-001", op,
                        f"{op}: every DataType, strides, alignment and page faults with their address, fault order, "
                        "the precise preflight, memory events and the binding rules",
                        f"Expected memory, tiles and events from the independent reference {REFERENCE} (no code "

@@ -384,14 +384,11 @@ def spec_cases(op: str, test_id: str) -> list:
 def x_file(op: str) -> dict:
     cases = (type_sweep(op) + carriers(op) + padding_cases(op) + layout_cases(op) + no_op(op)
              + (tmov_legality() if op == "TMOV" else gmov_legality()))
-    return {"format": "pto-avs-vector/1", "id": f"PTO-AVS-X-{op}-REF-001", "operation": op, "kind": "execution",
-            "summary": f"{op}: every legal DataType, carrier Words, padding and definedness copied, layouts, PE "
-                       "masks, no memory event, and the legality rules in the ASL's order",
-            "exercises": Flow(UNITS[op]["readiness_subjects"]),
-            "provenance": (f"Expected tiles from the ASL's copy ({REFERENCE[op]}) and its legality ({LEGALITY[op]}), "
-                           f"derived by hand per case and written by `{COMMAND}`. Nothing here was produced by "
-                           "running the golden model."),
-            "cases": cases}
+    return engine.execution_file(
+        f"PTO-AVS-X-{op}-REF-001", op, f"{op}: every legal DataType, carrier Words, padding and definedness copied, "
+        "layouts, PE masks, no memory event, and the legality rules in the ASL's order",
+        f"Expected tiles from the ASL's copy ({REFERENCE[op]}) and its legality ({LEGALITY[op]}), derived by hand per "
+        f"case and written by `{COMMAND}`. Nothing here was produced by running the golden model.", cases)
 
 
 PROVENANCE = engine.spec_provenance("vectors/reference/memory.py", COMMAND)
