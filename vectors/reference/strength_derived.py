@@ -1,7 +1,8 @@
 """Strength vectors (issue 30) of the operations whose cases come from their own families'
 builders: the row and column reductions, the broadcasts and partial operations, TCVT, TQUANT,
-and the memory operations TLOAD, TSTORE and TPREFETCH. One file per operation,
-``PTO-AVS-X-<OP>-STRENGTH-001.yaml``:
+the memory operations TLOAD, TSTORE and TPREFETCH, the indexed ones (MGATHER, MGATHER_MASK,
+MGATHER_CAS, MSCATTER, MSCATTER_MASK), the moves TMOV and GMOV, and TIMG2COL. One file per
+operation, ``PTO-AVS-X-<OP>-STRENGTH-001.yaml`` (``_`` written ``-``):
 
 - ``status-*``: the family's own case from NumericStatus 0 (the twin) and the same case from
   a nonzero NumericStatus made of bits the case never raises itself; NumericStatus is the
@@ -13,14 +14,25 @@ and the memory operations TLOAD, TSTORE and TPREFETCH. One file per operation,
 - ``size-*``: the family's case over tiles at the model's bound (64 KiB, 128 x 128 FP32 on
   one PE) whose logical elements 0 and 4,096 differ (the reductions: and so do the results
   that read them), so an element index that wraps at 4,096 shows; for the memory
-  operations, a memory of the largest size (65,536 bytes) accessed at its top.
+  operations, a memory of the largest size (65,536 bytes) accessed at its top; for the indexed
+  operations 16,384 lanes (every lane but lane 4,096 at the base, lane 4,096 four bytes above:
+  the lanes that share an address store, or compare and store, one value, so the ARBITRARY
+  lane order the spec leaves open has one outcome) and a lane just past the top of a
+  65,536-byte memory, which faults;
+- ``carrier-pad-*`` (pto-v0): TMOV and GMOV move a padding Word with bits above the element
+  width whole; a CUBE TLOAD pads with the Max Word (the regular TLOAD takes no PadValue).
+
+A TIMG2COL block always faults (SPEC-CHOICE 79), so its cases are direct calls, and its
+two-block program is a TCMPS block followed by the call.
 
 Every expected value comes from the family's independent reference through the family's
 own case builder (``reductions.py`` through ``generate_reductions``, ``expansion.py`` through
 ``generate_expansion``, ``numeric.py`` through ``generate_numeric``, ``memory.py`` through
-``generate_memory``), combined by two rules of the ASL only: NumericStatus is the OR of what
-was there and what each block records, and a block's destination lands at the first free T
-index. Nothing here imports ``device_model``.
+``generate_memory`` and ``generate_movement``, ``gather_scatter.py`` through
+``generate_gather_scatter``, ``img2col.py`` through ``generate_img2col``), combined by two
+rules of the ASL only: NumericStatus is the OR of what was there and what each block
+records, and a block's destination lands at the first free T index. Nothing here imports
+``device_model``.
 
     .venv/bin/python -m pto_avs.vectors.reference generate|check
 """
@@ -29,10 +41,15 @@ from __future__ import annotations
 import copy
 
 from . import engine
+from . import gather_scatter as indexed_ref
 from . import generate_expansion as expansion_gen
+from . import generate_gather_scatter as indexed_gen
+from . import generate_img2col as img2col_gen
 from . import generate_memory as memory_gen
+from . import generate_movement as movement_gen
 from . import generate_numeric as numeric_gen
 from . import generate_reductions as reduction_gen
+from . import memory as memory_ref
 from . import numeric, strength
 from .engine import Flow, FlowMap, Hex
 
@@ -50,7 +67,10 @@ REDUCTIONS = reduction_gen.OPERATIONS
 EXPANSIONS = expansion_gen.OPERATIONS
 CONVERSIONS = ("TCVT", "TQUANT")
 MEMORY = memory_gen.OPERATIONS
-OPERATIONS = tuple(REDUCTIONS) + tuple(EXPANSIONS) + CONVERSIONS + tuple(MEMORY)
+INDEXED = indexed_gen.OPERATIONS
+MOVES = movement_gen.OPERATIONS
+IMAGE = img2col_gen.OPERATIONS
+OPERATIONS = tuple(REDUCTIONS) + tuple(EXPANSIONS) + CONVERSIONS + tuple(MEMORY) + INDEXED + MOVES + IMAGE
 
 
 def reference_of(op: str) -> str:
@@ -60,7 +80,15 @@ def reference_of(op: str) -> str:
         return "vectors/reference/expansion.py"
     if op in CONVERSIONS:
         return "vectors/reference/numeric.py"
+    if op in INDEXED:
+        return "vectors/reference/gather_scatter.py"
+    if op in IMAGE:
+        return "vectors/reference/img2col.py"
     return "vectors/reference/memory.py"
+
+
+def file_id(op: str) -> str:
+    return f"PTO-AVS-X-{op.replace('_', '-')}-STRENGTH-001"
 
 
 # ---------------------------------------------------------------------------------------
@@ -99,7 +127,30 @@ def _family_cases(op: str) -> list:
         return [memory_gen.load_case("base-u16", "U16 2 x 4 from the pattern", "U16", (2, 4))]
     if op == "TSTORE":
         return [memory_gen.store_case("base-u16", "U16 2 x 4 into memory filled with 0xEE", "U16", (2, 4))]
-    return [memory_gen.prefetch_case("base-u16", "U16 2 x 4 per PE", "U16", (2, 4))]
+    if op == "TPREFETCH":
+        return [memory_gen.prefetch_case("base-u16", "U16 2 x 4 per PE", "U16", (2, 4))]
+    if op in INDEXED:
+        return [_indexed_spec(op, "U16", (1, 4), [[0, 2, 4, 6]]).case(
+            "base-u16", "U16 1 x 4, S32 byte displacements 0, 2, 4, 6 from 0x200"
+            + (", lane 1 disabled" if "MASK" in op else ""))]
+    if op in MOVES:
+        return [movement_gen.moved(op, "base-u16", "U16 2 x 3 of distinct patterns in 4 columns",
+                                   movement_gen.source_grid("U16", (2, 3), 4),
+                                   peers=(1, 2, 3, 0) if op == "GMOV" else None)]
+    fm = img2col_gen.BASE
+    rows, cols = img2col_gen.window(fm)
+    return [img2col_gen.direct_case("base-u16", f"""U16 direct call over a 3x3 image of two channels under a 2x2
+        filter: the whole {rows}x{cols} matrix""", "U16", fm, (rows, cols))]
+
+
+def _indexed_spec(op: str, t: str, valid, indices, **options) -> indexed_gen.Spec:
+    """A block of the indexed ``op`` from 0x200: the masked forms with lane 1 disabled (unless
+    ``options`` give the mask), the gathers padding with Max."""
+    if "MASK" in op and "mask" not in options:
+        options["mask"] = [[0 if (r, c) == (0, 1) else 1 for c in range(valid[1])] for r in range(valid[0])]
+    if op in ("MGATHER", "MGATHER_MASK"):
+        options.setdefault("pad", "Max")
+    return indexed_gen.Spec(op, t, valid, indices, base=options.pop("base", 0x200), **options)
 
 
 def _expansion_cases(op, name, valid, source_value, broadcast_value, *, capacity=None, mask=None):
@@ -211,14 +262,18 @@ def blocks_cases(op: str, base: dict) -> list:
     both["flags"] = Hex(_flags(base) | nv)
     alone = shifted(occupied)
     program = base["program"]
+    if isinstance(program, list):  # a direct call (a TIMG2COL block always faults): the seed block, then the call
+        two, last = [seed.text() + "\n", *program], program
+    else:
+        last = str(program).strip() + "\n"
+        two = seed.text() + "\n" + last
     description = f"""Two blocks: TCMPS FP32 against a signalling NaN raises NV, then the family case
         ({base['description']}); NumericStatus after the program is the OR of both blocks' (a last block that
         writes its own flags loses NV). The twin {op.lower()}-last-block-alone runs the last block alone."""
-    out = engine.case("blocks-accumulate", description, profiles, base["source"], base["reference"], state,
-                      seed.text() + "\n" + str(program).strip() + "\n", both)
+    out = engine.case("blocks-accumulate", description, profiles, base["source"], base["reference"], state, two,
+                      both)
     out_alone = engine.case("last-block-alone", f"""The last block of blocks-accumulate alone on the same state:
-        {base['description']}""", profiles, base["source"], base["reference"], state, str(program).strip() + "\n",
-                            alone)
+        {base['description']}""", profiles, base["source"], base["reference"], state, last, alone)
     return [out, out_alone]
 
 
@@ -241,13 +296,16 @@ def compact(tile: dict, element=Hex) -> dict:
     return tile
 
 
-def _at_bound(case: dict, program_mask: bool = True) -> dict:
-    """``case`` with every tile on one PE (state and expected) and its tiles compacted."""
+def _at_bound(case: dict, program_mask: bool = True, pe_mask=BOUND_PE_MASK) -> dict:
+    """``case`` with every tile on one PE (state and expected; ``pe_mask`` None: the masks it
+    has) and its tiles compacted."""
     for tile in case.get("state", {}).get("tiles", []):
-        tile["mask"] = BOUND_PE_MASK
+        if pe_mask:
+            tile["mask"] = pe_mask
         compact(tile)
     for tile in case["expect"].get("tiles", []):
-        tile["mask"] = BOUND_PE_MASK
+        if pe_mask:
+            tile["mask"] = pe_mask
         if "data" in tile:
             tile.pop("words", None)  # an expected tile's Words go with its data
         compact(tile, element=lambda v: FlowMap(value=Hex(v)))
@@ -280,6 +338,12 @@ def size_cases(op: str) -> list:
         return _expansion_bound(op)
     if op in CONVERSIONS:
         return _sourced(op, [_conversion_bound(op)])
+    if op in INDEXED:
+        return _sourced(op, _indexed_bound(op))
+    if op in MOVES:
+        return _sourced(op, _move_bound(op))
+    if op in IMAGE:
+        return _sourced(op, [_image_bound()])
     return _sourced(op, _memory_bound(op))
 
 
@@ -400,6 +464,162 @@ def _memory_bound(op: str) -> list:
     return out
 
 
+# The indexed operations at the bound: 128 x 128 lanes of a U32 transfer over an S32 index
+# tile (both 64 KiB), every lane's index 0 but lane 4,096's, which is 4.
+INDEXED_BASE = 0x200
+LANE_VALUES = (0x11111111, 0x22222222)  # a scatter's source: every lane, lane 4,096
+CAS_REPLACEMENT = 0x5A5A5A5A  # lane 4,096's replacement; the others store back what they find
+
+
+def _indexed_bound(op: str) -> list:
+    rows, cols = BOUND
+    t = "U32"
+    at = divmod(WRAP, cols)
+    indices = [[0] * cols for _ in range(rows)]
+    indices[at[0]][at[1]] = 4
+    options = {"mask": [[1] * cols for _ in range(rows)]} if "MASK" in op else {}
+    if op in ("MSCATTER", "MSCATTER_MASK"):
+        data = [[LANE_VALUES[0]] * cols for _ in range(rows)]
+        data[at[0]][at[1]] = LANE_VALUES[1]
+        options["data"] = data
+    spec = _indexed_spec(op, t, BOUND, indices, base=INDEXED_BASE, **options)
+    if op == "MGATHER_CAS":  # every lane expects what its address holds; lane 4,096 alone stores another value
+        image = memory_ref.Memory(spec.memory_size, spec.initial)
+        held = [image.read(INDEXED_BASE + 4 * k, 4) for k in (0, 1)]
+        spec.expected = [[held[0]] * cols for _ in range(rows)]
+        spec.replacement = [[held[0]] * cols for _ in range(rows)]
+        spec.expected[at[0]][at[1]], spec.replacement[at[0]][at[1]] = held[1], CAS_REPLACEMENT
+    what = {"MGATHER": "loads", "MGATHER_MASK": "loads (every predicate bit 1)", "MGATHER_CAS": (
+        "compares and swaps (every other lane expects and stores back what the base holds, lane 4,096 expects "
+        f"what base + 4 holds and stores {CAS_REPLACEMENT:#x})"), "MSCATTER": (
+        f"stores (every other lane {LANE_VALUES[0]:#x}, lane 4,096 {LANE_VALUES[1]:#x})"),
+        "MSCATTER_MASK": (f"stores (every predicate bit 1; every other lane {LANE_VALUES[0]:#x}, lane 4,096 "
+                          f"{LANE_VALUES[1]:#x})")}[op]
+    expect = spec.expect() if op in ("MGATHER", "MGATHER_MASK") else _one_outcome_expect(spec)
+    case = engine.case("size-bound-u32", f"""hw-ieee (one such case costs the spec device minutes): 128 x 128
+        lanes, a 64 KiB S32 index tile and 64 KiB U32 tiles on one PE; every lane's byte displacement is 0 but
+        lane {WRAP}'s, 4, and lane {WRAP} {what} at base + 4, so a lane counter that wraps at {WRAP} shows.""",
+                       ["hw-ieee"], "reference-generator", "", spec.state(), spec.program(mask=BOUND_PE_MASK), expect)
+    top = dict(mask=[[1, 1]]) if "MASK" in op else {}
+    return [_at_bound(case, program_mask=False),
+            _indexed_spec(op, t, (1, 2), [[0, 4]], base=MEMORY_TOP - 8, memory_size=MEMORY_TOP, **top).case(
+                "memory-top-u32", f"""hw-ieee (the spec build has 4096 bytes): both lanes in the top eight bytes of
+                a {MEMORY_TOP}-byte memory, the model's largest.""", profiles=["hw-ieee"]),
+            _indexed_spec(op, t, (1, 2), [[0, 4]], base=MEMORY_TOP - 4, memory_size=MEMORY_TOP, **top).case(
+                "memory-top-lane-past-faults", f"""hw-ieee: lane 0 at the top four bytes of a {MEMORY_TOP}-byte
+                memory, lane 1 at {MEMORY_TOP:#x}, past it: Fault_DataPage at {MEMORY_TOP:#x} (an address that
+                wrapped to the bottom of memory would not fault), nothing accessed.""", profiles=["hw-ieee"])]
+
+
+def _one_outcome_expect(spec) -> dict:
+    """The expectation of a scatter or MGATHER_CAS block whose lanes that share an address
+    cannot be told apart: each scatter lane of such a group stores the same bytes, each CAS
+    lane of one expects the bytes its address holds and stores them back (a no-op that
+    observes them), so every commit order the spec leaves open (ARBITRARY) has the outcome
+    of the row-major one, which gather_scatter.py's scatter and compare_and_swap give."""
+    t, active = spec.t, spec.active
+    size = memory_ref.element_bytes(t)
+    low = (1 << 8 * size) - 1
+    image = memory_ref.Memory(spec.memory_size, spec.initial)
+    if indexed_ref.probe(active, t, spec.memory_size):
+        raise ValueError(f"{spec.op}: the bound case faults")
+
+    def by_lane(rows):
+        return {r * spec.valid[1] + c: w for r, row in enumerate(rows) for c, w in enumerate(row)}
+    groups = indexed_ref.duplicate_groups(active)
+    state = sorted(indexed_gen.TILE_OF[spec.op].values())
+    order = list(range(len(active)))
+    if spec.op == "MGATHER_CAS":
+        expected, replacement = by_lane(spec.expected), by_lane(spec.replacement)
+        for lane, address in (active[i] for group in groups for i in group):
+            if not expected[lane] & low == replacement[lane] & low == image.read(address, size):
+                raise ValueError(f"MGATHER_CAS lane {lane}: its lane order would be observable")
+        observed = indexed_ref.compare_and_swap(image, t, active, expected, replacement, order)
+        return {"fault": None, "flags": Hex(0), "allocated": Flow(sorted(state + [spec.destination])),
+                "unchanged": Flow(state), "tiles": [spec.destination_tile(observed)],
+                "memory": indexed_gen.expected_regions(image, spec.initial)}
+    values = by_lane(spec.data)
+    for group in groups:
+        if len({values[active[i][0]] & low for i in group}) != 1:
+            raise ValueError(f"{spec.op}: duplicate lanes store different values")
+    indexed_ref.scatter(image, t, active, values, order)
+    return {"fault": None, "flags": Hex(0), "allocated": Flow(state), "unchanged": "all",
+            "memory": indexed_gen.expected_regions(image, spec.initial)}
+
+
+def _move_bound(op: str) -> list:
+    """TMOV: a 64 KiB U32 tile of 128 x 128 on one PE. GMOV cannot reach 64 KiB: its source is
+    allocated on all four PEs (BundleGMOVCore4SourceReady) and its destination has the source's
+    TSize, so 4 x 64 KiB + 64 KiB pass the 262,144-byte capacity; its largest is a 32 KiB U16
+    tile of 128 x 128 (4 x 32 KiB + 4 x 32 KiB)."""
+    rows, cols = BOUND
+    at = divmod(WRAP, cols)
+    if op == "TMOV":
+        t, capacity, mask, peers, values = "U32", BOUND_BYTES, BOUND_PE_MASK, None, (0x11111111, 0x22222222)
+        name, what = "size-bound-u32", "a 64 KiB U32 tile of 128 x 128 on one PE"
+    else:
+        t, capacity, mask, peers, values = "U16", BOUND_BYTES // 2, "1111", (1, 2, 3, 0), (0x1111, 0x2222)
+        name, what = "size-largest-u16", ("the largest GMOV: a 32 KiB U16 tile of 128 x 128 on all four PEs (a 64 KiB "
+                                          "source on four PEs and its 64 KiB destination pass the 262,144-byte "
+                                          "capacity)")
+    data = [[values[0]] * cols for _ in range(rows)]
+    data[at[0]][at[1]] = values[1]
+    source = movement_gen.grid(t, capacity, cols, BOUND, data)
+    case = movement_gen.moved(op, name, f"""hw-ieee (one such case costs the spec device minutes): {what}, every
+        element {values[0]:#x} but logical element {WRAP}, {values[1]:#x}: an element index that wraps at {WRAP}
+        shows.""", source, mask=mask, peers=peers, profiles=["hw-ieee"])
+    return [_at_bound(case, program_mask=False, pe_mask=mask if op == "TMOV" else None)]
+
+
+def _image_bound() -> dict:
+    """A direct TIMG2COL of a 1 x 128 image of 128 channels under a 1 x 1 filter: the 128 x 128
+    matrix is the source's storage order, so the 64 KiB FP32 source and destination hold element
+    4,096 at the same place."""
+    rows, cols = BOUND
+    fm = {"batches": 1, "channel_groups": 1, "height": 1, "width": cols, "channels_per_group": rows,
+          "filter_height": 1, "filter_width": 1}
+    words = [TWO if i == WRAP else ONE for i in range(rows * cols)]
+    case = img2col_gen.direct_case("size-bound-fp32", f"""hw-ieee (one such case costs the spec device minutes):
+        64 KiB FP32 source and destination of 128 x 128 on one PE (a 1 x 128 image of 128 channels in one group,
+        a 1 x 1 filter), every element 1.0 but logical element {WRAP}, 2.0: an element index that wraps at {WRAP}
+        shows.""", "FP32", fm, BOUND, words=words, profiles=["hw-ieee"], cols=cols, capacity=BOUND_BYTES)
+    return _at_bound(case, program_mask=False)
+
+
+# pto-v0: a padding Word with bits above the U8 element width (element bits 0x5a)
+PAD_WORD = 0xC3C3C3C3C3C3C35A
+
+
+def carrier_cases(op: str) -> list:
+    """pto-v0 padding Words: TMOV and GMOV copy the source's whole payload, a padding Word with
+    bits above the element width included; a CUBE TLOAD (the regular TLOAD takes no PadValue)
+    writes the Max pad Word at every padded coordinate (TLOAD: TileWithPadding with the bundle's
+    PadValue when the destination layout is CUBE)."""
+    if op in MOVES:
+        source = movement_gen.source_grid("U8", (2, 3), 4)
+        for r in range(source.rows):
+            for c in range(source.cols):
+                if r >= 2 or c >= 3:
+                    source.write(r, c, PAD_WORD)
+        return _sourced(op, [movement_gen.moved(op, "carrier-pad-words", f"""pto-v0: every padding coordinate of
+            the U8 source holds the Word {PAD_WORD:#x}, defined; the move copies the whole payload, so every
+            padded coordinate of the destination reads that Word back, bits above the element width
+            included.""", source, peers=(1, 2, 3, 0) if op == "GMOV" else None, profiles=["pto-v0"])])
+    if op != "TLOAD":
+        return []
+    case = memory_gen.load_case("carrier-pad-cube-max", """pto-v0: a 2 x 4 FP16 rectangle loaded through B.DATR
+        Layout ND2M16 (a CUBE_M16 destination in Matrix) with PadValue Max: the valid region holds the loaded
+        elements and every padded coordinate of the CUBE storage the FP16 Max pad Word.""", "FP16", (2, 4),
+                                capacity=256, layout="CUBE_M16", datr=memory_gen.cube_datr("ND2M16", "Max"),
+                                profiles=["pto-v0"])
+    tile = case["expect"]["tiles"][0]
+    del tile["rows"], tile["cols"]  # the CUBE storage geometry, not a RowMajor one
+    tile["location"] = "Matrix"
+    pad = engine.pad_word("Max", "FP16")
+    tile["padding"] = FlowMap(defined=True, value=Hex(pad & engine.element_mask("FP16")), word=Hex(pad))
+    return _sourced(op, [case])
+
+
 # ---------------------------------------------------------------------------------------
 # Files
 
@@ -412,6 +632,7 @@ def strength_cases(op: str) -> list:
             out.append(derived)
     flag_free = next((b for b in bases if not _flags(b)), bases[0])
     out += blocks_cases(op, flag_free)
+    out += carrier_cases(op)
     out += size_cases(op)
     names = [c["name"] for c in out]
     if len(names) != len(set(names)):
@@ -421,7 +642,7 @@ def strength_cases(op: str) -> list:
 
 def strength_file(op: str) -> dict:
     cases = strength_cases(op)
-    return {"format": "pto-avs-vector/1", "id": f"PTO-AVS-X-{op}-STRENGTH-001", "operation": op,
+    return {"format": "pto-avs-vector/1", "id": file_id(op), "operation": op,
             "kind": "execution", "exercises": Flow(engine.UNITS[op]["readiness_subjects"]),
             **engine.also_exercises(op, cases),
             "provenance": (f"Cases that each isolate one condition a device can get wrong on its own (issue 30: "
@@ -435,9 +656,7 @@ def strength_file(op: str) -> dict:
 
 
 def files(operations) -> dict:
-    return {f"PTO-AVS-X-{op}-STRENGTH-001.yaml": engine.render_spec_id(strength_file(op), GENERATOR)
-            for op in operations}
+    return {f"{file_id(op)}.yaml": engine.render_spec_id(strength_file(op), GENERATOR) for op in operations}
 
 
-FAMILY = engine.Family("strength_derived", OPERATIONS, files,
-                       owns=tuple(f"PTO-AVS-X-{op}-STRENGTH-001.yaml" for op in OPERATIONS))
+FAMILY = engine.Family("strength_derived", OPERATIONS, files, owns=tuple(f"{file_id(op)}.yaml" for op in OPERATIONS))
