@@ -1616,3 +1616,90 @@ def _tload_shared_mask_ignored():
         "the block's CurrentBundleMemoryOrder")
 def _catr_order_lost():
     return (Patch("pto_avs.device_model.block:memory_order", replace_with(lambda block: "Relaxed")),)
+
+
+# ---------------------------------------------------------------------------
+# issue 30 on the TLSU memory and move operations: sticky status, lane and element counters
+# at the 64 KiB bound, the address decoder of the largest memory, padding Words moved whole
+
+TLSU_OPERATIONS = ("TLOAD", "TSTORE", "TPREFETCH", "MGATHER", "MGATHER_MASK", "MGATHER_CAS", "MSCATTER",
+                   "MSCATTER_MASK", "TMOV", "GMOV")
+COUNTER_WRAP = 4096  # a 12-bit element or lane counter
+ADDRESS_BITS = 16  # an address decoder sized for the model's largest memory (65,536 bytes)
+
+
+def _status_replaced(publication):
+    """The same publication (tiles, memory, events), but its flags replace NumericStatus
+    instead of joining it."""
+    from ..device_model.ops.common import Publication
+
+    class Replacing(Publication):
+        def apply(self, state):
+            new = super().apply(state)
+            new.status = self.flags & 0x1F
+            return new
+
+    return Replacing(**{f.name: getattr(publication, f.name) for f in dataclasses.fields(publication)})
+
+
+@mutant("tlsu-status-overwritten", "the TLSU memory and move operations (TLOAD, TSTORE, TPREFETCH, the indexed "
+        "gathers and scatters, TMOV, GMOV) write their block's flags (none) into NumericStatus instead of ORing "
+        "them into the sticky status, so the status recorded before the block is cleared")
+def _tlsu_status_overwritten():
+    def wrap(entry):
+        commit, direct = entry.commit_bundle, entry.direct
+        entry.commit_bundle = lambda state, block, profile: _status_replaced(commit(state, block, profile))
+        entry.direct = lambda state, call, profile: _status_replaced(direct(state, call, profile))
+        return entry
+    return (_entries_wrapped(TLSU_OPERATIONS, wrap),)
+
+
+@mutant("indexed-lane-index-wraps", "the indexed TLSU operations count lanes with a 12-bit counter: lane i reads "
+        "the index (so the address) of lane i mod 4096, though a tile holds up to 16,384 lanes", profile="hw-ieee")
+def _indexed_lane_index_wraps():
+    def make(original):
+        def lane_words(indices):
+            words = np.asarray(original(indices))
+            flat = words.ravel()
+            if flat.size <= COUNTER_WRAP:
+                return words
+            return flat[np.arange(flat.size) % COUNTER_WRAP].reshape(words.shape)
+        return lane_words
+    return (Patch(f"{INDEXED}:lane_index_words", make),)
+
+
+@mutant("move-element-index-wraps", "TMOV and GMOV copy with a 12-bit element counter: payload slot i of the "
+        "destination takes the source's slot i mod 4096 (Word and definedness), though a tile holds up to "
+        "16,384 elements", profile="hw-ieee")
+def _move_element_index_wraps():
+    def copied(destination, source):
+        slots = np.arange(source.payload.size) % COUNTER_WRAP
+        return destination.with_contents(source.payload[slots].copy(), source.defined[slots].copy())
+    return (Patch("pto_avs.device_model.ops.movement:copied", replace_with(copied)),)
+
+
+@mutant("indexed-address-wraps-64k", "the indexed TLSU operations decode 16 address bits (enough for the model's "
+        "largest memory, 65,536 bytes), so there a lane past the top of memory wraps to its bottom instead of "
+        "faulting with Fault_DataPage", profile="hw-ieee")
+def _indexed_address_wraps_64k():
+    def make(original):
+        def footprint(self, state, operands):
+            found = original(self, state, operands)
+            if len(state.memory) < 1 << ADDRESS_BITS:
+                return found
+            return dataclasses.replace(found, addresses=found.addresses & np.uint64((1 << ADDRESS_BITS) - 1))
+        return footprint
+    return (Patch(f"{INDEXED}:IndexedMemoryFlow.memory_footprint", make),)
+
+
+@mutant("move-pad-element-bits", "TMOV and GMOV move each padding Word through the element path: its element bits "
+        "arrive, the carrier bits above them are cleared, instead of the whole Word the ASL copies")
+def _move_pad_element_bits():
+    def copied(destination, source):
+        payload = source.payload.copy()
+        if not source.packed:
+            padding = np.ones(payload.size, dtype=bool)
+            padding[source.valid_index.ravel()] = False
+            payload[padding] &= np.uint64(source.dtype.mask)
+        return destination.with_contents(payload, source.defined.copy())
+    return (Patch("pto_avs.device_model.ops.movement:copied", replace_with(copied)),)

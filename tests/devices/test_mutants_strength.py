@@ -12,6 +12,7 @@ from pto_avs.contract.loader import VECTORS_DIR
 
 pytestmark = pytest.mark.slow  # the strength vectors against each of their mutants
 
+INDEXED = ("MGATHER", "MGATHER_MASK", "MGATHER_CAS", "MSCATTER", "MSCATTER_MASK")
 # mutant -> (its operations, case names of the strength files that must kill it)
 KILLERS = {
     "arith-status-overwritten": (("TADD", "TADDS", "TEXP", "TFMA"), {"flags-status-survives", "blocks-accumulate"}),
@@ -19,6 +20,12 @@ KILLERS = {
     "expands-nan-canonicalized": (("TEXPANDS",), {"scalar-fp32-snan", "scalar-fp32-qnan-payload"}),
     "scalar-qnan-payload-kept": (("TADDS", "TSUBS"), {"scalar-fp32-qnan-payload-hw-ieee"}),
     "predicate-index-wraps": (("TCMP", "TCMPS", "TSEL", "TSELS"), {"size-bound-fp32"}),
+    "tlsu-status-overwritten": (("TLOAD", "TSTORE", "TPREFETCH", "MGATHER", "MGATHER_MASK", "MGATHER_CAS", "MSCATTER",
+                                 "MSCATTER_MASK", "TMOV", "GMOV"), {"status-base-survives", "blocks-accumulate"}),
+    "indexed-lane-index-wraps": (INDEXED, {"size-bound-u32"}),
+    "move-element-index-wraps": (("TMOV", "GMOV"), {"size-bound-u32", "size-largest-u16"}),
+    "indexed-address-wraps-64k": (INDEXED, {"memory-top-lane-past-faults"}),
+    "move-pad-element-bits": (("TMOV", "GMOV"), {"carrier-pad-words"}),
 }
 
 
