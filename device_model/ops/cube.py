@@ -19,8 +19,11 @@ TGEMV, 20/21/22 TGEMV_MX. Bundle sources in order: [C], A, [A-scale], B, [B-scal
 [vector PReLU]; destinations D, [RowMaxOut], [GroupMaxOut]; B.IOR RegSrc0/1 carry
 the scalar QuantParam then the scalar LReLU parameter.
 
-Shared (B.IOS) operands are not modelled yet: a TMATMUL block with a B.IOS binding stops
-as not modelled (a TGEMV one is Fault_TileLegality: TGEMV is Local-only).
+Shared (B.IOS) operands (asl/block/model/dispatch/shared-cube-matrix.asl): the TMATMUL forms
+take the right operand group (B, [B-scale]) or both groups from shared tile registers
+(device_model/shared.py), with M, N and K powers of two and B.FPATR TransA/TransB transposing
+a Shared primary; the operand source is the one parameter of the flow (``_shared_operands``);
+TGEMV is Local-only (Fault_TileLegality).
 """
 from __future__ import annotations
 
@@ -30,7 +33,8 @@ from typing import Optional
 import numpy as np
 
 from .. import dtypes
-from ..block import BlockState, Unmodelled, check_fpatr_fields, rename_destinations
+from .. import shared as registers
+from ..block import BlockState, check_fpatr_fields, rename_destinations
 from ..encoding.names import FPATR_FIELDS
 from ..faults import bundle_control, tile_allocation, tile_legality
 from ..layouts import MODEL_TILE_ELEMENTS, derived_rows
@@ -186,13 +190,17 @@ def bundle_flow(op: CubeOperation, state: MachineState, block: BlockState, profi
     accumulator = op.input_accumulator(left, right)
     if accumulator is None:
         raise tile_legality(f"{op.NAME} needs {op.type_rule()}")
-    if block.shared:
-        if op.gemv:  # TileMatrixSharedSourceCountLegal: TGEMV is Local-only
-            raise tile_legality(f"{op.NAME} takes no Shared (B.IOS) operand")
-        raise Unmodelled(f"the Shared (B.IOS) form of {op.NAME} is outside the modelled forms")
     a_scaled, b_scaled = op.scales(left, right)
+    # TileMatrixSharedSourceCountLegal: B.IOS carries whole operand groups, the right group
+    # (B, [B-scale]) alone or the left group then the right; TGEMV is Local-only.
+    shared = len(block.shared)
+    right_group = 1 + b_scaled
+    if shared and (op.gemv or shared not in (right_group, right_group + 1 + a_scaled)):
+        raise tile_legality(f"{op.NAME} takes no Shared (B.IOS) operand" if op.gemv else
+                            f"{op.NAME}: {shared} B.IOS bindings are neither the right operand group nor both")
+    local_left, local_right = shared in (0, right_group), shared == 0
     mode, relu = fpatr["PreQuantMode"], fpatr["ReluMode"]
-    math_sources = 2 + op.acc + op.bias + a_scaled + b_scaled
+    math_sources = op.acc + op.bias + local_left * (1 + a_scaled) + local_right * (1 + b_scaled)
     post_sources = ((fpatr["RowMaxEn"] and fpatr["RowMaxInit"]) + pp.uses_vector_parameter(mode)
                     + (relu == 3))
     destinations = block.destinations()
@@ -201,8 +209,8 @@ def bundle_flow(op: CubeOperation, state: MachineState, block: BlockState, profi
             or len(destinations) != 1 + fpatr["RowMaxEn"] + fpatr["GroupMaxEn"]
             or not block.stream_terminated() or not block.scalar_schema_legal(scalar_inputs)):
         raise tile_legality(f"{op.NAME} binding stream does not match the operation and B.FPATR "
-                            "([C], A, [A-scale], B, [B-scale], [bias], postprocess sources; D and enabled "
-                            "reduction outputs; no surplus B.IOR field)")
+                            "([C], A, [A-scale], B, [B-scale], [bias] less the Shared groups, postprocess "
+                            "sources; D and enabled reduction outputs; no surplus B.IOR field)")
     quant_param, relu_param = _scalar_parameters(state, block, mode, relu)
     # SPEC-CHOICE 4: the contract says PreQuantMode 0 requires B.DATR RMode = 0 and Sat = 0
     # (BundleFPATRDATRFieldsLegal), but the executable cube path never applies that rule
@@ -211,37 +219,41 @@ def bundle_flow(op: CubeOperation, state: MachineState, block: BlockState, profi
     if block.datr is not None and any(block.datr[f] for f in ("Layout", "PadValue", "CMode", "Canonicalize")):
         raise tile_legality(f"{op.NAME} B.DATR may set only DataType, RMode and Sat")
     m, n, k = (block.dims[i] if block.dims[i] is not None else 1 for i in range(3))
-    if not (m and n and k):
-        raise tile_legality(f"{op.NAME} M, N and K must be nonzero")
+    if not (m and n and k) or (shared and any(x & (x - 1) for x in (m, n, k))):
+        raise tile_legality(f"{op.NAME} M, N and K must be nonzero" + (" powers of two with a Shared operand"
+                                                                      if shared else ""))
     if not block.masks_equal():
         raise tile_legality("bindings use different PE masks")
     if op.gemv and m != 1:
         raise tile_legality(f"{op.NAME} fixes M to 1 (LB0 = {m})")
-    if fpatr["TransA"] or fpatr["TransB"]:
-        raise tile_legality(f"{op.NAME}: TransA/TransB apply only to Shared primaries")
+    shared_operands = _shared_operands(state, block, m, n, k, left, right, (a_scaled, b_scaled), local_left)
 
     sources = [state.tiles[i] for i in block.sources()]
     _check_postprocess_sources(sources[math_sources:], fpatr, m, n, accumulator, limit)
     position = iter(range(math_sources))
     c = sources[next(position)] if op.acc else None
-    a = sources[next(position)]
-    a_scale = sources[next(position)] if a_scaled else None
-    b = sources[next(position)]
-    b_scale = sources[next(position)] if b_scaled else None
+    a = sources[next(position)] if local_left else shared_operands["a"]
+    a_scale = (sources[next(position)] if local_left else shared_operands["a_scale"]) if a_scaled else None
+    b = sources[next(position)] if local_right else shared_operands["b"]
+    b_scale = (sources[next(position)] if local_right else shared_operands["b_scale"]) if b_scaled else None
     bias = sources[next(position)] if op.bias else None
-    layout = a.layout if a is not None else "RowMajor"  # a released register reads RowMajor
+    # BundleMatrixCooperativeMLayout: a Local A's layout, else C's, else the least CUBE_M layout of M
+    # (a released register reads RowMajor).
+    owner = a if local_left else c
+    layout = (owner.layout if owner is not None else "RowMajor") if local_left or op.acc else \
+        "CUBE_M16" if m <= 16 else "CUBE_M32" if m <= 32 else "RowMajor"
     d_size = destinations[0].size_bytes
     acc_type = dtypes.dtype(accumulator)
     if op.acc and not (_primary_legal(c, m, n, acc_type, layout, limit) and (mode != 0 or c.capacity == d_size)):
         raise tile_legality(f"C must be a defined {accumulator} MxN CUBE tile in A's layout"
                             + (" with D's TSize" if mode == 0 else ""))
-    if not (m_layout_legal(layout, m) and _primary_legal(a, m, k, left, layout, limit)):
+    if local_left and not (m_layout_legal(layout, m) and _primary_legal(a, m, k, left, layout, limit)):
         raise tile_legality("A must be a defined CUBE_M16/M32 MxK tile of the BSTART type")
-    if a_scaled and not _scale_legal(a_scale, m, scale_blocks(k), limit):
+    if local_left and a_scaled and not _scale_legal(a_scale, m, scale_blocks(k), limit):
         raise tile_legality("A-scale must be a defined RowMajor E8M0 tile of M x ceil(K/32)")
-    if not _primary_legal(b, k, n, right, "CUBE_N8", limit):
+    if local_right and not _primary_legal(b, k, n, right, "CUBE_N8", limit):
         raise tile_legality("B must be a defined CUBE_N8 KxN tile of the B type")
-    if b_scaled and not _scale_legal(b_scale, scale_blocks(k), n, limit):
+    if local_right and b_scaled and not _scale_legal(b_scale, scale_blocks(k), n, limit):
         raise tile_legality("B-scale must be a defined RowMajor E8M0 tile of ceil(K/32) x N")
     if op.bias and not _bias_legal(bias, n, accumulator, limit):
         raise tile_legality(f"the bias must be a defined 1 x N RowMajor {accumulator} tile")
@@ -253,7 +265,7 @@ def bundle_flow(op: CubeOperation, state: MachineState, block: BlockState, profi
     if op.acc and block.sources()[0] == destinations[0].hand:
         raise tile_legality("C's source index equals D's DstTile hand value")
     if not m_layout_legal(layout, m):
-        raise tile_legality("A's layout cannot hold M rows")
+        raise tile_legality(f"{layout} cannot hold M = {m} rows")
 
     # SPEC-CHOICE 16: ADR 0047 says matrix operations ignore the bundle RMode; the executable
     # post-processing takes its rounding and saturation from B.DATR RMode/Sat (digest §7.18).
@@ -267,6 +279,67 @@ def bundle_flow(op: CubeOperation, state: MachineState, block: BlockState, profi
     if relu == 3:
         relu_param = vector[0].valid_words()[0]
     return execute(new_tiles, indices, operands, controls, quant_param, relu_param, profile)
+
+
+@dataclass(frozen=True)
+class SharedOperand:
+    """A Shared operand materialized for one block (MaterializeBundleSharedMatrixPrimary/Source):
+    its logical valid Words and type, RowMajor in location Any."""
+
+    words: np.ndarray
+    dtype: object
+    layout = "RowMajor"
+
+    def valid_words(self) -> np.ndarray:
+        return self.words
+
+    @property
+    def valid_rows(self) -> int:
+        return self.words.shape[0]
+
+    @property
+    def valid_cols(self) -> int:
+        return self.words.shape[1]
+
+
+def shared_primary(register, shared_id: int, rows: int, cols: int, transpose: bool, side: str) -> np.ndarray:
+    """The logical ``rows`` x ``cols`` Words of a Shared primary (``side`` A or B): element (r, c) is
+    the register's (c, r) under TransA/TransB, else its (r, c) (MaterializeBundleSharedMatrixPrimary)."""
+    if transpose:
+        return registers.read_block(register, shared_id, cols, rows).T
+    return registers.read_block(register, shared_id, rows, cols)
+
+
+def _shared_operands(state, block, m: int, n: int, k: int, left, right, scaled, local_left: bool) -> dict:
+    """BundleMatrixSharedSchemasLegal, then the Shared operands in B.IOS order: the left group
+    (A, [A-scale]) unless A is Local, then the right (B, [B-scale]). Each binding is a source
+    (SizeCode 0) of a register cooperative-matrix ready (all four PEs, published, defined) and
+    readable as RowMajor of its type with exactly the stored columns (a transposed primary is
+    stored N x K or K x M). TransA needs a Shared A; without B.IOS neither may be set."""
+    fpatr, limit = block.fpatr, state.tile_capacity
+    if not block.shared:
+        if fpatr["TransA"] or fpatr["TransB"]:
+            raise tile_legality("TransA/TransB apply only to Shared primaries")
+        return {}
+    if fpatr["TransA"] and local_left:
+        raise tile_legality("TransA applies only to a Shared A")
+    e8m0, blocks = dtypes.dtype("E8M0"), scale_blocks(k)
+    groups = [] if local_left else [("A", m, k, left, fpatr["TransA"])] + \
+        ([("a_scale", m, blocks, e8m0, False)] if scaled[0] else [])
+    groups += [("B", k, n, right, fpatr["TransB"])] + ([("b_scale", blocks, n, e8m0, False)] if scaled[1] else [])
+    out = {}
+    for (name, rows, cols, dtype, transpose), (shared_id, size_code, _) in zip(groups, block.shared):
+        stored_rows, stored_cols = (cols, rows) if transpose else (rows, cols)
+        register = state.shared_tiles[shared_id]
+        if (size_code or not registers.cooperative_matrix_ready(register, limit)
+                or not registers.read_schema_legal(register, stored_rows, stored_cols, stored_cols, dtype,
+                                                   "RowMajor", limit)):
+            raise tile_legality(f"S{shared_id} is not a Shared {name} source: a register ready on all four PEs, "
+                                f"read as {stored_rows}x{stored_cols} RowMajor {dtype.name} of {stored_cols} columns")
+        words = shared_primary(register, shared_id, rows, cols, transpose, name) if name in ("A", "B") \
+            else registers.read_block(register, shared_id, rows, cols)
+        out[name.lower()] = SharedOperand(words, dtype)
+    return out
 
 
 def _scalar_parameters(state, block, mode: int, relu: int):

@@ -1,6 +1,6 @@
 """The CUBE flow (device_model/ops/cube.py) and its twelve declarations (ops/matmul.py):
 function roles, input classes, both profiles' arithmetic on hand-derived values, the bias
-after the dot product, M bounds, rejection leaving the state untouched, the Shared form."""
+after the dot product, M bounds, rejection leaving the state untouched, Shared operands (TransA/TransB, schema faults)."""
 from __future__ import annotations
 
 import numpy as np
@@ -121,9 +121,64 @@ def test_m_past_the_form_or_layout_bound_faults_and_changes_nothing(bstart, m_ro
     assert result.fault == "Fault_TileLegality" and not before.differences(m.snapshot())
 
 
-def test_a_shared_tmatmul_block_stops_as_not_modelled():
-    m = _machine("pto-v0", "FP16", [[1]], "FP16", [[1]])
-    text = _block("BSTART.TMATMUL FP16", 1, 1, 1, [1], size=3).replace(
-        "B.IOT T1, mask=1111", "B.IOS S0, mask=1111\nB.IOT T1, mask=1111")
-    result = m.run(text)
-    assert result.outcome == "not modelled" and 0 not in m.snapshot().tiles
+def _shared_block(bstart, m, n, k, ios, locals_=(), fpatr="B.FPATR", size=1):
+    lines = [bstart, fpatr, f"B.DIM LB0={m}", f"B.DIM LB1={n}", f"B.DIM LB2={k}"]
+    lines += [f"B.IOS S{s}, mask=1111" for s in ios]
+    lines += [f"B.IOT T{t}, mask=1111" for t in locals_] + [f"B.IOT mask=1111, <last>, ->T<{size}>", "BSTOP"]
+    return "\n".join(lines)
+
+
+def _shared(m, index, dtype, rows):
+    m.configure_shared_tile(index, dtype=dtype, capacity=128, cols=len(rows[0]), valid=(len(rows), len(rows[0])))
+    m.write_shared_tile(index, np.array(rows, dtype=np.uint64))
+
+
+A_S8 = [[1, 2, 3, 4], [5, 6, 7, 8]]
+STORED_B = [[1, 0, 0, 1], [0, 1, 1, 0]]  # S5: N x K = 2 x 4
+
+
+@pytest.mark.parametrize("profile", ["pto-v0", "hw-ieee"])
+def test_a_shared_b_under_transb_is_read_transposed(profile):
+    m = Machine(profile=profile)
+    _cube(m, 1, "S8", "CUBE_M16", A_S8)
+    _shared(m, 5, "S8", STORED_B)
+    result = m.run(_shared_block("BSTART.TMATMUL S8", 2, 2, 4, [5], [1], "B.FPATR TransB=1"))
+    assert result.fault is None
+    d = m.snapshot().tiles[0]
+    assert d.dtype == "S32" and d.layout == "CUBE_M16"
+    assert d.words[:2, :2].tolist() == [[5, 5], [13, 13]]  # B = S5^T: columns (1,0,0,1) and (0,1,1,0)
+
+
+def test_both_groups_shared_take_the_layout_of_m_and_transa():
+    m = Machine(profile="pto-v0")
+    _shared(m, 5, "S8", [[1, 5], [2, 6], [3, 7], [4, 8]])  # A stored K x M under TransA
+    _shared(m, 6, "S8", [[1, 0], [0, 1], [0, 1], [1, 0]])  # B as stored, K x N
+    assert m.run(_shared_block("BSTART.TMATMUL S8", 2, 2, 4, [5, 6], (), "B.FPATR TransA=1")).fault is None
+    d = m.snapshot().tiles[0]
+    assert d.layout == "CUBE_M16" and d.words[:2, :2].tolist() == [[5, 5], [13, 13]]
+
+
+@pytest.mark.parametrize("bstart, m_, n, k, ios, locals_, fpatr", [
+    ("BSTART.TMATMUL S8", 2, 3, 4, [5], [1], "B.FPATR TransB=1"),      # N not a power of two
+    ("BSTART.TMATMUL S8", 2, 2, 4, [5], [1], "B.FPATR TransA=1"),      # TransA with a Local A
+    ("BSTART.TMATMUL S8", 2, 2, 4, [5], [1], "B.FPATR"),               # S5 stores N x K, read K x N
+    ("BSTART.TMATMUL S8", 2, 2, 4, [9], [1], "B.FPATR TransB=1"),      # S9 not configured
+    ("BSTART.TMATMUL S8", 2, 2, 4, [5, 6, 7], (), "B.FPATR TransB=1"),  # neither one group nor both
+    ("BSTART.TGEMV S8", 1, 2, 4, [5], [1], "B.FPATR TransB=1"),        # TGEMV is Local-only
+])
+def test_shared_schema_faults_change_nothing(bstart, m_, n, k, ios, locals_, fpatr):
+    m = Machine(profile="pto-v0")
+    _cube(m, 1, "S8", "CUBE_M16", A_S8 if m_ == 2 else A_S8[:1])
+    _shared(m, 5, "S8", STORED_B)
+    before = m.snapshot()
+    result = m.run(_shared_block(bstart, m_, n, k, ios, locals_, fpatr))
+    assert result.fault == "Fault_TileLegality" and not before.differences(m.snapshot())
+
+
+def test_a_shared_register_on_three_pes_is_not_cooperative_ready():
+    m = Machine(profile="pto-v0")
+    _cube(m, 1, "S8", "CUBE_M16", A_S8)
+    m.configure_shared_tile(5, dtype="S8", capacity=128, cols=4, valid=(2, 4), mask="0111")
+    m.write_shared_tile(5, np.array(STORED_B, dtype=np.uint64))
+    assert m.run(_shared_block("BSTART.TMATMUL S8", 2, 2, 4, [5], [1], "B.FPATR TransB=1")).fault == \
+        "Fault_TileLegality"

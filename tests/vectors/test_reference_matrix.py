@@ -105,3 +105,24 @@ def test_cube_geometry_matches_the_shipped_tgemv_vectors():
     assert mx.cube_shape("CUBE_M16", "FP32", 1, 1) == (16, 2, 128)
     assert mx.cube_shape("CUBE_N8", "FP16", 33, 1) == (40, 8, 1024)
     assert mx.cube_shape("CUBE_M32", "FP32", 32, 3) == (32, 3, 512)
+
+
+def test_a_transposed_shared_primary_reads_the_stored_element_n_k():
+    stored = [[1, 2, 3, 4], [5, 6, 7, 8]]  # N x K = 2 x 4
+    assert mx.shared_primary(stored, 4, 2, True) == [[1, 5], [2, 6], [3, 7], [4, 8]]
+    assert mx.shared_primary(stored, 2, 3, False) == [[1, 2, 3], [5, 6, 7]]  # the top-left at its own stride
+
+
+@pytest.mark.parametrize("op, a_type, b_type, both, groups", [
+    ("TMATMUL", "FP16", "FP16", False, ["B"]), ("TMATMUL_ACC", "S8", "S8", True, ["A", "B"]),
+    ("TMATMUL_MX", "E4M3", "E5M2", True, ["A", "A-scale", "B", "B-scale"]),
+    ("TMATMUL_MX_BIAS", "FP16", "E5M2", True, ["A", "B", "B-scale"]),
+    ("TMATMUL_MX", "E4M3", "BF16", False, ["B"])])
+def test_shared_groups_follow_the_left_then_right_group_order(op, a_type, b_type, both, groups):
+    assert mx.shared_groups(op, a_type, b_type, both) == groups
+
+
+def test_a_shared_a_takes_c_s_layout_or_the_least_cube_m_layout():
+    assert [mx.shared_layout(m) for m in (1, 16, 17, 32, 64)] == ["CUBE_M16"] * 2 + ["CUBE_M32"] * 2 + [None]
+    assert mx.shared_layout(4, "CUBE_M32") == "CUBE_M32"
+    assert [mx.power_of_two(x) for x in (0, 1, 3, 64)] == [False, True, False, True]

@@ -14,6 +14,12 @@ Per operation (TGEMV_MX_ACC keeps its hand-written spec-ID files and its own fam
   type, post-processing modes, a nonzero status that must survive with its twin, a
   two-block program whose flags accumulate, and the operand faults (wrong type class,
   wrong layout, wrong bias or scale shape, GEMV with M > 1).
+- ``PTO-AVS-X-<TMATMUL form>-SHARED-001`` (the six TMATMUL forms): Shared operands through
+  B.IOS, the right group (B, [B-scale]) or both groups read from shared tile registers,
+  TransA/TransB (the register stores the transposed primary; the logical operand from
+  matrix.py's shared_primary), power-of-two M/N/K, and the schema faults by hand from the ASL
+  (register readiness and read schema, group counts, a Local B beside a Shared one, no
+  CUBE_M layout for M = 64, legality before allocation).
 
 Expected D Words and NumericStatus come from matrix.py (exact rationals, one rounding
 per step), post-processing from postprocess.py; nothing here imports device_model.
@@ -648,7 +654,244 @@ def files(operations) -> dict:
             out[f"{test_id}.yaml"] = engine.render_spec_id(doc, "generate_matrix.py")
         doc = x_file(op)
         out[f"{doc['id']}.yaml"] = engine.render_spec_id(doc, "generate_matrix.py")
+        if op in SHARED_OPERATIONS:
+            doc = shared_file(op)
+            out[f"{doc['id']}.yaml"] = engine.render_spec_id(doc, "generate_matrix.py")
     return out
+
+
+
+
+# --------------------------------------------------------------------------------------
+# Shared operands (B.IOS): PTO-AVS-X-<TMATMUL form>-SHARED-001
+
+SHARED_OPERATIONS = ("TMATMUL", "TMATMUL_BIAS", "TMATMUL_ACC", "TMATMUL_MX", "TMATMUL_MX_BIAS", "TMATMUL_MX_ACC")
+SHARED_REFERENCE = ("asl/block/model/dispatch/cube-tmatmul.asl ExecuteBundleTMATMULOperation, "
+                    "asl/block/model/dispatch/shared-cube-matrix.asl (BundleMatrixSharedSchemasLegal, "
+                    "MaterializeBundleSharedMatrixPrimary/Source, BundleMatrixCooperativeMLayout), "
+                    "asl/tile/model/legality/matrix-functions.asl TileMatrixSharedSourceCountLegal, matrix-shape.asl "
+                    "BundleTMATMULDimensionsLegal, asl/tile/model/state/shared-registers.asl "
+                    "SharedTileCooperativeMatrixReady, SharedTileReadSchemaLegal")
+SHARED_IDS = (5, 6, 7, 8)
+
+
+class SharedOperands(Operands):
+    """Operands of which the ``groups`` (mx.shared_groups order) are read from shared tile registers
+    S5.. : each group's register holds its stored RowMajor rows (a transposed primary stored
+    cols x rows), the logical operand derived by mx.shared_primary; the rest are Local tiles."""
+
+    def __init__(self, op, a_type, b_type, m, n, k, rng, *, both=False, trans_a=False, trans_b=False,
+                 extra_rows=0, layout="CUBE_M16"):
+        base = _random_operands(op, a_type, b_type, m, n, k, rng, layout)
+        super().__init__(op, a_type, b_type, base.a, base.b, base.c, base.sa, base.sb, base.bias, layout)
+        self.groups = mx.shared_groups(op, a_type, b_type, both)
+        self.trans_a, self.trans_b = trans_a, trans_b
+        self.stored = {}
+        for role, sid in zip(self.groups, SHARED_IDS):
+            if role in ("A", "B"):
+                t, rows, cols, transpose = (a_type, m, k, trans_a) if role == "A" else (b_type, k, n, trans_b)
+                shape = (cols, rows) if transpose else (rows, cols)
+                stored = [[lane_word(t, finite(t, rng)) for _ in range(shape[1])]
+                          for _ in range(shape[0] + extra_rows)]
+                logical = mx.shared_primary(stored, rows, cols, transpose)
+                if role == "A":
+                    self.a = logical
+                else:
+                    self.b = logical
+            else:
+                t, stored = "E8M0", self.sa if role == "A-scale" else self.sb
+            self.stored[role] = (sid, t, stored)
+        if both:
+            self.layout = mx.shared_layout(m, layout if self.c is not None else None) or "RowMajor"
+
+    def tiles(self):
+        local = Operands(self.op, self.a_type, self.b_type, self.a, self.b, self.c,
+                         None if "A-scale" in self.groups else self.sa, None if "B-scale" in self.groups else self.sb,
+                         self.bias, self.layout)
+        out = []
+        if local.c is not None:
+            out.append(cube_tile(len(out) + 1, self.acc_type, self.layout, local.c))
+        if "A" not in self.groups:
+            out.append(cube_tile(len(out) + 1, self.a_type, self.layout, local.a))
+            if local.sa is not None:
+                out.append(row_tile(len(out) + 1, "E8M0", local.sa))
+        if "B" not in self.groups:
+            out.append(cube_tile(len(out) + 1, self.b_type, "CUBE_N8", local.b))
+        if local.bias is not None:
+            out.append(row_tile(len(out) + 1, self.acc_type, [local.bias]))
+        return out
+
+    def registers(self, mask=None):
+        out = []
+        for role in self.groups:
+            sid, t, stored = self.stored[role]
+            cols, capacity, _ = engine.smallest_tile(t, (len(stored), len(stored[0])), cols=len(stored[0]))
+            register = engine.tile(sid, t, capacity, cols, [len(stored), len(stored[0])], stored)
+            if mask:
+                register["mask"] = mask
+            out.append(register)
+        return out
+
+    def fpatr(self, base="B.FPATR"):
+        fields = [f for f, on in (("TransA=1", self.trans_a), ("TransB=1", self.trans_b)) if on]
+        return base + (" " if base == "B.FPATR" else ", ") + ", ".join(fields) if fields else base
+
+    def bundle(self, fpatr=None, extra_sources=(), gpr=None, out_type=None, size=None, ios=None):
+        program, sources = super().bundle(self.fpatr() if fpatr is None else fpatr, extra_sources, gpr, out_type, size)
+        lines = program.splitlines()
+        at = next(i for i, line in enumerate(lines) if line.startswith("B.IOT"))
+        ios = [f"B.IOS S{self.stored[role][0]}, mask=1111" for role in self.groups] if ios is None else ios
+        return "\n".join(lines[:at] + ios + lines[at:]), sources
+
+
+def _shared_describe(o: SharedOperands) -> str:
+    parts = []
+    for role in o.groups:
+        sid, t, stored = o.stored[role]
+        transposed = (role == "A" and o.trans_a) or (role == "B" and o.trans_b)
+        parts.append(f"{role} from S{sid} ({t} RowMajor, stored {len(stored)}x{len(stored[0])}"
+                     + (", transposed" if transposed else "") + ")")
+    return "Shared operands through B.IOS: " + ", ".join(parts) + f"; D in {o.layout}."
+
+
+def shared_value_case(name, o: SharedOperands, profile, note=""):
+    case = block_case(name, o, profile, note=_shared_describe(o) + (" " + note if note else ""),
+                      fpatr=o.fpatr(), reference=SHARED_REFERENCE)
+    case["state"]["shared_tiles"] = o.registers()
+    return case
+
+
+def shared_fault(name, description, o: SharedOperands, fault="Fault_TileLegality", *, program=None, registers=None):
+    tiles = o.tiles()
+    state = {"tiles": tiles, "shared_tiles": o.registers() if registers is None else registers}
+    expect = engine.fault_expect(fault, sorted(t["index"] for t in tiles))
+    return engine.case(name, description, list(engine.BOTH), "hand", SHARED_REFERENCE, state,
+                       program or o.bundle()[0], expect)
+
+
+def _shared_types(op):
+    return ("E4M3", "E4M3") if mx.is_mx(op) else ("FP16", "FP16")
+
+
+def shared_cases(op: str) -> list:
+    a_type, b_type = _shared_types(op)
+    cases = []
+
+    def values(name, note="", types=(a_type, b_type), **shape):
+        m, n, k = shape.pop("m"), shape.pop("n"), shape.pop("k")
+        o = SharedOperands(op, *types, m, n, k, rng_for(f"{op}-shared-{name}"), **shape)
+        assert all(mx.power_of_two(x) for x in (m, n, k))
+        cases.extend(shared_value_case(f"{name}-{profile}", o, profile, note) for profile in engine.BOTH)
+
+    values("b-shared", "A Local, B (K x N) read from S5 as stored.", m=2, n=4, k=8)
+    values("b-shared-transb", "TransB: S5 stores N x K; B(k, n) is its element (n, k).", m=2, n=4, k=8,
+           trans_b=True)
+    values("a-and-b-shared-transa", "Both groups Shared; TransA: S5 stores K x M.", m=4, n=2, k=8, both=True,
+           trans_a=True)
+    values("a-and-b-shared-both-transposed", "Both groups Shared and both transposed.", m=2, n=8,
+           k=64 if mx.is_mx(op) else 4, both=True, trans_a=True, trans_b=True)
+    if mx.is_mx(op):
+        values("fp16-a-local-e5m2-b-shared-transb", "An unscaled FP16 A (Local) and a scaled E5M2 B whose scale "
+               "is the second Shared source.", types=("FP16", "E5M2"), m=2, n=2, k=64, trans_b=True)
+    else:
+        values("s8-b-shared-transb", "Signed integer inputs (S32 accumulator) with a transposed Shared B.",
+               types=("S8", "S8"), m=2, n=4, k=8, trans_b=True)
+    if op != "TMATMUL":
+        return cases + _shared_faults(op, a_type, b_type, short=True)
+    values("register-larger-than-read", "S5 holds 8 x 8 valid elements; B reads its top-left 4 x 8 with the "
+           "register's own row stride.", m=2, n=8, k=4, extra_rows=4)
+    values("m32-both-shared-cube-m32", "Both Shared, no C: M = 32 selects CUBE_M32 for D.", m=32, n=2, k=2,
+           both=True)
+    return cases + _shared_faults(op, a_type, b_type)
+
+
+def _shared_faults(op, a_type, b_type, short=False) -> list:
+    rng = rng_for(f"{op}-shared-faults")
+
+    def operands(m=2, n=4, k=8, **kw):
+        return SharedOperands(op, a_type, b_type, m, n, k, rng, **kw)
+
+    o = operands()
+    program = o.bundle()[0].replace("B.DIM LB1=4", "B.DIM LB1=3")
+    cases = [shared_fault("n-not-a-power-of-two", "LB1 = 3 with a Shared B: a Shared block needs M, N and K "
+                          "powers of two (BundleTMATMULDimensionsLegal): Fault_TileLegality.",
+                          operands(n=4), program=program),
+             shared_fault("transa-with-a-local-a", "TransA = 1 with only B Shared: TransA needs a Shared A "
+                          "(BundleMatrixSharedSchemasLegal): Fault_TileLegality.", o,
+                          program=o.bundle(fpatr="B.FPATR TransA=1")[0])]
+    if short:
+        return cases
+    o = operands(trans_b=True)
+    cases.append(shared_fault("register-not-on-all-four-pes", "S5 is allocated on PEs 1-3 only (mask 0111): not "
+                              "cooperative-matrix ready (SharedTileCooperativeMatrixReady): Fault_TileLegality.",
+                              o, registers=o.registers(mask="0111")))
+    registers = o.registers()
+    registers[0] = dict(registers[0])
+    stored = o.stored["B"][2]
+    registers[0].update(engine.tile(5, b_type, registers[0]["capacity"] * 2, len(stored),
+                                    [len(stored[0]), len(stored)], mx.shared_primary(stored, len(stored[0]), len(stored),
+                                                                                    True)))
+    cases.append(shared_fault("transb-register-stored-k-by-n", "TransB = 1 but S5 stores B as K x N (8 columns where "
+                              "the transposed read needs N = 4): SharedTileReadSchemaLegal fails: Fault_TileLegality.",
+                              o, registers=registers))
+    registers = o.registers()
+    registers[0] = dict(registers[0], dtype="BF16")
+    cases.append(shared_fault("register-of-another-type", "S5 is BF16 where the B type is FP16: "
+                              "Fault_TileLegality.", o, registers=registers))
+    cases.append(shared_fault("unconfigured-register", "B.IOS names S9, which holds no descriptor: not "
+                              "cooperative-matrix ready: Fault_TileLegality.", o,
+                              program=o.bundle(ios=["B.IOS S9, mask=1111"])[0]))
+    cases.append(shared_fault("shared-destination-binding", "The B.IOS names S5 as a destination (SizeCode 1): "
+                              "a Matrix Shared operand is a source (BundleMatrixSharedSourceSchemaLegal): "
+                              "Fault_TileLegality.", o, program=o.bundle(ios=["B.IOS mask=1111, ->S5<1>"])[0]))
+    cases.append(shared_fault("three-shared-bindings", "Three B.IOS bindings: neither the right group (1) nor both "
+                              "groups (2) (TileMatrixSharedSourceCountLegal): Fault_TileLegality.", o,
+                              program=o.bundle(ios=["B.IOS S5, mask=1111", "B.IOS S6, mask=1111",
+                                                    "B.IOS S7, mask=1111"])[0]))
+    local_b = operands()
+    tiles = local_b.tiles() + [cube_tile(2, b_type, "CUBE_N8", local_b.b)]
+    program = local_b.bundle()[0].replace("B.IOT T1, mask=1111", "B.IOT T1, T2, mask=1111")
+    cases.append(engine.case("local-b-beside-shared-b", "B bound both through B.IOS and as a Local source: the "
+                             "Local stream holds one source too many (BundleMatrixDynamicBindingsComplete): "
+                             "Fault_TileLegality.", list(engine.BOTH), "hand", SHARED_REFERENCE,
+                             {"tiles": tiles, "shared_tiles": local_b.registers()}, program,
+                             engine.fault_expect("Fault_TileLegality", [1, 2])))
+    program = local_b.bundle(ios=[])[0].replace("B.FPATR", "B.FPATR TransB=1", 1)
+    cases.append(engine.case("transb-without-b-ios", "TransB = 1 on a Local block (A and B both Local tiles): "
+                             "Fault_TileLegality (BundleMatrixSharedSchemasLegal with no Shared binding).",
+                             list(engine.BOTH), "hand", SHARED_REFERENCE, {"tiles": tiles},
+                             program.replace("B.IOT T1, mask=1111", "B.IOT T1, T2, mask=1111"),
+                             engine.fault_expect("Fault_TileLegality", [1, 2])))
+    wide = operands(m=64, n=2, k=2, both=True)
+    cases.append(shared_fault("m64-both-shared-no-layout", "Both groups Shared, no C, M = 64: no CUBE_M layout "
+                              "holds 64 rows (BundleMatrixCooperativeMLayout): Fault_TileLegality.", wide,
+                              program=wide.bundle(size=SIZE_CODES[16384])[0]))
+    small = operands(m=16, n=8, k=8)
+    program = small.bundle(size=SIZE_CODES[128])[0]
+    cases.append(shared_fault("d-tsize-too-small-allocation", "Every rule holds but D's TSize (128 B) cannot hold "
+                              "the 16 x 8 FP32 D: Fault_TileAllocation, after every legality rule.", small,
+                              "Fault_TileAllocation", program=program))
+    cases.append(shared_fault("legality-before-allocation", "D's TSize is too small and S5 is of another type: "
+                              "Fault_TileLegality, decided before the allocation.", small, program=program,
+                              registers=[dict(small.registers()[0], dtype="BF16")]))
+    return cases
+
+
+def shared_file(op: str) -> dict:
+    return {
+        "format": "pto-avs-vector/1",
+        "id": f"PTO-AVS-X-{op.replace('_', '-')}-SHARED-001",
+        "operation": op,
+        "kind": "execution",
+        "summary": f"{op} with Shared operands through B.IOS: the right group or both groups from shared tile "
+                   "registers, TransA/TransB, power-of-two M/N/K, the schema faults and their order",
+        "exercises": Flow(["ADR-0034", "ADR-0065", "ADR-0071"] + (["ADR-0073"] if mx.has_acc(op) else [])
+                          + ["ADR-0079"]),
+        "provenance": PROVENANCE.replace("Written by", "Shared registers and their logical operands from "
+                                         "matrix.py's shared_primary (MaterializeBundleSharedMatrixPrimary); "
+                                         "the fault cases by hand from the ASL named in each. Written by"),
+        "cases": shared_cases(op),
+    }
 
 
 FAMILY = engine.Family("generate_matrix", OPERATIONS, files)

@@ -190,3 +190,34 @@ def cube_shape(layout: str, t: str, rows: int, cols: int) -> tuple[int, int, int
     while capacity < cells * 128:
         capacity *= 2
     return storage_rows, storage_cols, capacity
+
+
+# --------------------------------------------------------------------------------------
+# Shared operands (asl/block/model/dispatch/shared-cube-matrix.asl, cube-tmatmul.asl)
+
+
+def shared_primary(stored, rows: int, cols: int, transpose: bool):
+    """MaterializeBundleSharedMatrixPrimary: the logical ``rows`` x ``cols`` operand of a Shared
+    register whose RowMajor rows are ``stored``: element (r, c) is stored[c][r] under
+    TransA/TransB (the register holds cols x rows), else stored[r][c]."""
+    return [[stored[c][r] if transpose else stored[r][c] for c in range(cols)] for r in range(rows)]
+
+
+def shared_groups(op: str, a_type: str, b_type: str, both: bool) -> list:
+    """The B.IOS operand groups in binding order (TileMatrixSharedSourceCountLegal): the left
+    group (A, its scale when it has one) only when ``both``, then the right group (B, its scale)."""
+    left = ["A"] + (["A-scale"] if scaled(op, a_type) else []) if both else []
+    return left + ["B"] + (["B-scale"] if scaled(op, b_type) else [])
+
+
+def shared_layout(m: int, c_layout=None):
+    """BundleMatrixCooperativeMLayout when A is Shared: C's layout (ACC), else the CUBE_M16/CUBE_M32
+    layout that holds M rows; None when M passes 32."""
+    if c_layout is not None:
+        return c_layout
+    return "CUBE_M16" if m <= 16 else "CUBE_M32" if m <= 32 else None
+
+
+def power_of_two(x: int) -> bool:
+    """IsNonzeroPowerOfTwo: a Shared block's M, N and K (BundleTMATMULDimensionsLegal)."""
+    return x > 0 and x & (x - 1) == 0
