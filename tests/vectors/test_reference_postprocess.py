@@ -126,3 +126,31 @@ def test_binary_encoders_agree_with_ieee_rne_in_the_normal_range(dst):
             expected = ref.encode_value(dst, x < 0, abs(x), "RNE", False)
             got = pp.encode_real(x, dst, "RNE", False)
             assert got == expected, (dst, x, got, expected)
+
+
+# --------------------------------------------------------------------------------------
+# An integer (S32/U32) accumulator: integer_source
+
+
+@pytest.mark.parametrize("word, shift, expected, flags", [
+    (0xFFFFFFDF, 1, 0xFFFFFFFFFFFFFFEF, 0),  # tests/asl/.../arch-exec-matrix-intermediate-002.asl: -33 >> 1
+    (0x7FFFFFFF, 1, 0x7FFF, OF | NX),  # the same test: clamped to S16
+    (0xFFFFFFFF_FFFF0000, 16, 0xFFFFFFFFFFFFFFFF, 0)])  # only the low 32 bits are read
+def test_the_s16_shift_matches_the_spec_test(word, shift, expected, flags):
+    assert pp.shift_s32_to_s16(word, shift - 1) == (expected, flags)
+    assert pp.postprocess(word, config(13, quant=(shift - 1) << 32), source="S32") == (expected, flags)
+
+
+def test_an_s32_mode_scales_rounds_into_the_intermediate_then_adds_the_offset():
+    quant = pp.quant_word(0x3B800000, 3, 9)  # 2^-8, offset 3, S9 intermediate
+    assert pp.postprocess(1000, config(2, quant=quant), source="S32") == (7, NX)  # 3.90625 -> 4, + 3
+    assert pp.postprocess(1 << 20, config(2, quant=quant), source="S32") == (2, OF | NX)
+    # 4096 saturates the S9 intermediate at 255 (OF|NX), + 3 = 258 wraps in S8 to 2 (OF|NX, no Sat)
+    assert pp.postprocess(1 << 20, config(2, sat=True, quant=quant), source="S32") == (127, OF | NX)
+
+
+def test_relu_alone_reads_the_accumulator_type():
+    assert pp.postprocess(0xFFFFFFFFFFFFFFFB, config(0, 1), source="S32") == (0, 0)  # -5 -> 0
+    alpha = pp.relu_word(0x3EC00000)  # 0.375
+    assert pp.postprocess(0xFFFFFFF9, config(0, 2, relu_param=alpha), source="S32") == (0xFFFFFFFFFFFFFFFD, NX)
+    assert pp.postprocess(0xFFFFFFFF, config(0, 1), source="U32") == (0xFFFFFFFF, 0)  # never negative

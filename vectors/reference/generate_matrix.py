@@ -162,11 +162,11 @@ class Operands:
             return self.acc_type, words, flags
         out = []
         for row in words:
-            converted = [pp.postprocess(w, config, j) for j, w in enumerate(row)]
+            converted = [pp.postprocess(w, config, j, self.acc_type) for j, w in enumerate(row)]
             out.append([w for w, _ in converted])
             for _, f in converted:
                 flags |= f
-        return pp.OUTPUT_TYPE[config.mode], out, flags
+        return (pp.OUTPUT_TYPE[config.mode] if config.mode else self.acc_type), out, flags
 
     def d_capacity(self, out_type):
         return mx.cube_shape(self.layout, out_type, self.m, self.n)[2]
@@ -657,6 +657,9 @@ def files(operations) -> dict:
         if op in SHARED_OPERATIONS:
             doc = shared_file(op)
             out[f"{doc['id']}.yaml"] = engine.render_spec_id(doc, "generate_matrix.py")
+    if "TMATMUL" in operations:
+        doc = pp_s32_file()
+        out[f"{doc['id']}.yaml"] = engine.render_spec_id(doc, "generate_matrix.py")
     return out
 
 
@@ -891,6 +894,138 @@ def shared_file(op: str) -> dict:
                                          "matrix.py's shared_primary (MaterializeBundleSharedMatrixPrimary); "
                                          "the fault cases by hand from the ASL named in each. Written by"),
         "cases": shared_cases(op),
+    }
+
+
+
+
+# --------------------------------------------------------------------------------------
+# Post-processing of an integer accumulator: PTO-AVS-X-TMATMUL-PP-S32-001
+
+PP_S32_REFERENCE = ("asl/arch/profile/matrix-postprocess.asl MatrixPostQuantBaseWithFlags (the S32 source), "
+                    "matrix-quantization.asl MatrixShiftS32ToS16, MatrixQuantizedAffine, "
+                    "ReferenceMatrixIntegerEncoding, asl/block/attributes/B.FPATR.asl (the S32 modes, "
+                    "BundleFPATRAccumulatorTypeLegal) (vectors/reference/postprocess.py integer_source)")
+FP19_SCALES = (0x3B800000, 0x3FC00000, 0x3C000000, 0x3E800000)  # 2^-8, 1.5, 2^-7, 0.25 (FP32 bits of FP19)
+ALPHAS = (0x3EC00000, 0x3F000000, 0x3E000000)  # 0.375, 0.5, 0.125
+
+
+# (mode, relu, B.DATR controls, scalar scale, offset): the S32 modes, then ReLU alone (mode 0)
+S32_CONFIGS = (
+    (2, 0, "", 0, 3), (2, 1, "RTZ, Sat=1", 0, -5), (3, 0, "", 0x3B800000, -3), (3, 2, "RNA", 0x3C000000, 7),
+    (4, 0, "", 0, 0), (4, 3, "RTP", 0, 0), (5, 0, "", 0x3D800000, 0), (5, 0, "RTZ, Sat=1", 0x3D800000, 0),
+    (12, 0, "", 0, 0), (13, 0, "", 7, 0), (13, 1, "", 3, 0), (17, 0, "", 0x39800000, 2), (18, 1, "RTM, Sat=1", 0, -1),
+    (19, 0, "", 0x3F000000, -100), (20, 2, "RTO", 0, 9), (35, 0, "", 0x3A800000, 0), (39, 1, "RTM", 0, 0),
+    (0, 1, "", 0, 0), (0, 2, "", 0, 0), (0, 3, "", 0, 0),
+)
+
+
+def _quant_words(mode: int, scale: int, offset: int, n: int) -> list:
+    """The QuantParam Word of each column: a scalar one repeated, a vector one per column
+    (shift modes: the code in bits 35:32)."""
+    vector = mode in pp.VECTOR_MODES
+    out = []
+    for j in range(n):
+        if mode in pp.SHIFT_MODES:
+            out.append(((j * 5 + 1) % 16 if vector else scale) << 32)
+        elif mode in pp.SCALAR_MODES | pp.VECTOR_MODES:
+            word_scale = FP19_SCALES[j % 4] if vector else scale
+            word_offset = ((offset + 3 * j) if vector else offset)
+            width = pp.OFFSET_WIDTH.get(mode, 0)
+            if width:
+                word_offset = max(min(word_offset, (1 << (width - 1)) - 1), -(1 << (width - 1)))
+            out.append(pp.quant_word(word_scale, word_offset, width))
+        else:
+            out.append(0)
+    return out
+
+
+def _pp_note(mode, relu, datr, acc_type, output) -> str:
+    head = f"B.FPATR PreQuantMode {mode}, ReluMode {relu}" + (f", B.DATR {datr}" if datr else "")
+    if mode in pp.SHIFT_MODES:
+        body = "its low 32 bits shifted right by QuantParam bits 35:32 plus one, clamped to S16 (no ReLU)"
+    else:
+        width = pp.OFFSET_WIDTH.get(mode)
+        body = (f"the {'S32' if mode else acc_type} value times the selected multiplier, "
+                + (f"rounded into the S{width} intermediate, the offset added, " if width else "")
+                + f"encoded to {output if mode else acc_type}")
+    return f"{head} on the {acc_type} accumulator: {body} (postprocess.py integer_source)."
+
+
+def s32_pp_case(op, mode, relu, datr, scale, offset, types=("S16", "S16"), name=None):
+    rng = rng_for(f"{op}-pp-s32-{mode}-{relu}-{datr}-{types}")
+    m, n, k = 2, 8, 2
+    o = _random_operands(op, *types, m, n, k, rng)
+    if types[0] == "S16":  # row 1 near the S16 bounds: sums near and past the S32 range
+        o.a[1] = [lane_word("S16", ref.element_bits("S16", v)) for v in (32767, -32768)]
+        o.b = [[lane_word("S16", ref.element_bits("S16", rng.choice((32767, -32768, rng.randint(-999, 999)))))
+                for _ in range(n)] for _ in range(k)]
+    quant = _quant_words(mode, scale, offset, n)
+    alphas = [pp.relu_word(ALPHAS[j % 3]) for j in range(n)] if relu == 3 else \
+        [pp.relu_word(ALPHAS[0])] * n if relu == 2 else [0] * n
+    rmode = next((f for f in datr.replace(" ", "").split(",") if f in pp.RMODES), "NONE")
+    config = pp.Config(mode, relu, rmode, "Sat=1" in datr, tuple(quant), tuple(alphas))
+    extra, scalars = [], []
+    base = len(o.tiles()) + 1
+    if mode in pp.VECTOR_MODES:
+        extra.append(row_tile(base + len(extra), "U64", [quant]))
+    elif mode in pp.SCALAR_MODES:
+        scalars.append(quant[0])
+    if relu == 3:
+        extra.append(row_tile(base + len(extra), "U64", [alphas]))
+    elif relu == 2:
+        scalars.append(alphas[0])
+    gprs = {5 + i: v for i, v in enumerate(scalars)}
+    fpatr = f"B.FPATR PreQuantMode={mode}, ReluMode={relu}"
+    out = []
+    for profile in engine.BOTH:
+        case = block_case(f"{name or f'mode{mode}-relu{relu}'}{'-' + datr.replace(', ', '-').lower() if datr else ''}"
+                          f"-{profile}".replace("=", ""), o, profile, config=config, fpatr=fpatr,
+                          gprs=gprs or None, gpr="5" + (", R6" if len(scalars) == 2 else "") if scalars else None,
+                          extra_tiles=extra, reference=PP_S32_REFERENCE,
+                          note=_pp_note(mode, relu, datr, o.acc_type, config.output))
+        if datr:
+            case["program"] = case["program"].replace(fpatr, f"{fpatr}\nB.DATR {types[1]}, {datr}")
+        out.append(case)
+    return out
+
+
+def pp_s32_file() -> dict:
+    op = "TMATMUL"
+    cases = []
+    for mode, relu, datr, scale, offset in S32_CONFIGS:
+        cases += s32_pp_case(op, mode, relu, datr, scale, offset)
+    cases += s32_pp_case(op, 0, 1, "", 0, 0, types=("U16", "U16"), name="u32-mode0-relu1-keeps-every-value")
+    cases += s32_pp_case(op, 0, 2, "", 0, 0, types=("U16", "U16"), name="u32-mode0-relu2-keeps-every-value")
+    rng = rng_for("pp-s32-faults")
+    for name, types, mode, why in (("s32-mode-on-fp32-accumulator", ("FP16", "FP16"), 2,
+                                    "PreQuantMode 2 takes an S32 accumulator; FP16 inputs give FP32"),
+                                   ("fp32-mode-on-s32-accumulator", ("S8", "S8"), 1,
+                                    "PreQuantMode 1 takes an FP32 accumulator; S8 inputs give S32"),
+                                   ("s32-mode-on-u32-accumulator", ("U8", "U8"), 3,
+                                    "PreQuantMode 3 takes an S32 accumulator; U8 inputs give U32")):
+        o = _random_operands(op, *types, 2, 2, 2, rng)
+        tiles = o.tiles()
+        extra = [row_tile(len(tiles) + 1, "U64", [_quant_words(mode, 0, 0, 2)])] if mode in pp.VECTOR_MODES else []
+        program = o.bundle(f"B.FPATR PreQuantMode={mode}", [t["index"] for t in extra],
+                           gpr="5" if mode in pp.SCALAR_MODES else None, out_type=pp.OUTPUT_TYPE[mode])[0]
+        cases.append(engine.fault_case(name, f"{why} (BundleFPATRAccumulatorTypeLegal): Fault_TileLegality.",
+                                       tiles + extra, program, reference=PP_S32_REFERENCE,
+                                       gprs={5: _quant_words(mode, 0x3F800000, 0, 1)[0]}
+                                       if mode in pp.SCALAR_MODES else None))
+    return {
+        "format": "pto-avs-vector/1",
+        "id": "PTO-AVS-X-TMATMUL-PP-S32-001",
+        "operation": op,
+        "kind": "execution",
+        "summary": "TMATMUL B.FPATR post-processing of an integer accumulator: the twelve S32 modes (S8, S4X2 and "
+                   "S16 with their offsets, the S16 shifts, FP16 and BF16), ReLU/LReLU/PReLU alone on S32 and U32, "
+                   "B.DATR RMode and Sat, and the accumulator-class faults",
+        "exercises": Flow(["ADR-0034", "ADR-0065", "ADR-0071", "ADR-0079"]),
+        "provenance": PROVENANCE.replace("B.FPATR post-processing from postprocess.py",
+                                         "B.FPATR post-processing of the S32/U32 accumulator from postprocess.py's "
+                                         "integer_source"),
+        "cases": cases,
     }
 
 

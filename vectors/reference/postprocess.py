@@ -1,4 +1,4 @@
-"""Independent exact reference for B.FPATR post-processing of an FP32 accumulator.
+"""Independent exact reference for B.FPATR post-processing of an FP32, S32 or U32 accumulator.
 
 Transcribed from the executable ASL of PTO ISA 0.58.3 with exact ``Fraction``s, sharing
 no code with ``device_model/`` (line numbers at e599a3d3):
@@ -43,6 +43,16 @@ OFFSET_WIDTH = {23: 9, 24: 9}  # BundleFPATRModeOffsetWidth
 OUTPUT_TYPE = {0: "FP32", 1: "FP16", 16: "BF16", 23: "S8", 24: "S8", 25: "HiF8", 26: "E4M3",
                27: "FP32", 28: "HiF8", 32: "FP16", 33: "FP16", 34: "BF16", 36: "BF16",
                37: "E4M3", 38: "FP32"}  # BundleFPATROutputType
+# B.FPATR.asl: the PreQuantModes of an S32 accumulator (BundleFPATRModeUsesS32Accumulator), their
+# parameter use, offset widths and output types; 12/13 shift (BundleFPATRModeIsShift). None of them
+# has a fixed rounding: B.DATR RMode applies.
+S32_MODES = (2, 3, 4, 5, 12, 13, 17, 18, 19, 20, 35, 39)
+SHIFT_MODES = frozenset({12, 13})
+SCALAR_MODES = SCALAR_MODES | {3, 5, 13, 17, 19, 35}
+VECTOR_MODES = VECTOR_MODES | {2, 4, 12, 18, 20, 39}
+OFFSET_WIDTH = {**OFFSET_WIDTH, 17: 5, 18: 5, 2: 9, 3: 9, 19: 17, 20: 17}
+OUTPUT_TYPE = {**OUTPUT_TYPE, 2: "S8", 3: "S8", 4: "FP16", 5: "FP16", 12: "S16", 13: "S16", 17: "S4X2",
+               18: "S4X2", 19: "S16", 20: "S16", 35: "BF16", 39: "BF16"}
 RELU_MODES = (0, 1, 2, 3)  # None, ReLU, scalar LReLU, vector PReLU
 RMODES = ("NONE", "RNE", "RTZ", "RTM", "RTP", "RNA", "RTO", "RHB")  # B.DATR RMode codes 0..7
 
@@ -449,7 +459,49 @@ def transform(word: int, config: Config, column: int = 0) -> Steps:
     return Steps(result, flags, v, multiplier, False, activated, offset)
 
 
-def postprocess(word: int, config: Config, column: int = 0) -> tuple[int, int]:
-    """(output Word, flags) of one element; signed outputs are sign-extended Words."""
+def shift_s32_to_s16(word: int, code: int) -> tuple[int, int]:
+    """MatrixShiftS32ToS16: the S32 value of the low 32 bits shifted right arithmetically by
+    code + 1 (QuantParam bits 35:32), clamped to S16 with OF|NX, the Word sign-extended."""
+    low = word & 0xFFFFFFFF
+    shifted = (low - (1 << 32) if low >> 31 else low) >> (code + 1)
+    clamped = min(max(shifted, -32768), 32767)
+    return clamped & WORD, OF | NX if clamped != shifted else 0
+
+
+def integer_source(word: int, config: Config, source: str, column: int = 0) -> tuple[int, int]:
+    """MatrixPostQuantBaseWithFlags for an integer source: the S32 modes read the low 32 bits as
+    S32; PreQuantMode 0 (a ReLU alone) reads them as the accumulator type (S32 or U32), which is
+    then the output type. No special value; a U32 source is never negative, so its ReLU keeps it."""
+    mode, relu = config.mode, config.relu
+    quant = config.quant[column] if config.quant else 0
+    if mode in SHIFT_MODES:
+        return shift_s32_to_s16(word, (quant >> 32) & 0xF)
+    kind = source if mode == 0 else "S32"
+    low = word & 0xFFFFFFFF
+    value = low - (1 << 32) if kind == "S32" and low >> 31 else low
+    out = source if mode == 0 else OUTPUT_TYPE[mode]
+    scale = fp19_value((quant >> 13) & 0x7FFFF) if mode in SCALAR_MODES | VECTOR_MODES else Fraction(1)
+    if value >= 0 or relu == 0:
+        multiplier = scale
+    elif relu == 1:
+        multiplier = Fraction(0)
+    else:
+        multiplier = fp19_value(config.relu_param[column] & 0x7FFFF)
+    activated = value * multiplier
+    width = OFFSET_WIDTH.get(mode, 0)
+    offset = quant_offset(quant, width)
+    if width:
+        intermediate, first = round_and_saturate_signed(activated, width, config.rounding)
+        result, final = integer_encoding(Fraction(intermediate + offset), out, config.rounding, config.sat)
+        return result & WORD, first | final
+    result, flags = encode_real(Fraction(activated) + offset, out, config.rounding, config.sat)
+    return result & WORD, flags
+
+
+def postprocess(word: int, config: Config, column: int = 0, source: str = "FP32") -> tuple[int, int]:
+    """(output Word, flags) of one element of a ``source`` (FP32, S32 or U32) accumulator; signed
+    outputs are sign-extended Words."""
+    if source != "FP32" or config.mode in S32_MODES:
+        return integer_source(word, config, source, column)
     steps = transform(word, config, column)
     return steps.word & WORD, steps.flags
