@@ -5,6 +5,7 @@ operations already modelled and store the result (issue 23 "Whole kernels").
     TLOAD A -> TCVT -> TSTORE                        (PTO-AVS-X-KERNEL-TCVT-001)
     TLOAD A, TLOAD B -> TCMP LT -> TSEL -> TSTORE    (PTO-AVS-X-KERNEL-TSEL-001: the element minimum)
     TLOAD A, B, C (CUBE) -> TGEMV_MX_ACC -> TSTORE   (PTO-AVS-X-KERNEL-TGEMV-MX-ACC-001)
+    TLOAD A, B, A2, B2 (CUBE) -> TMATMUL -> TMATMUL_ACC -> TSTORE   (PTO-AVS-X-KERNEL-TMATMUL-ACC-001)
 
 The expected result region comes from the independent references, never from the model:
 the memory walk of ``memory.py`` (TLOAD's and TSTORE's addresses and bytes), the element
@@ -58,8 +59,9 @@ def _kernel_case(name, description, profiles, reference, inputs, out_t, out_word
     """The case: memory holding each input ((base, type, words, stride)) and the filled result
     region, the program, and the expected result region (rows at ``out_stride``) with guards."""
     regions = []
-    for base, t, words, stride in inputs:
-        row_bytes = [_bytes_of(t, words[r * valid[1]:(r + 1) * valid[1]]) for r in range(valid[0])]
+    for base, t, words, stride, *shape in inputs:  # an input of its own shape names it, else ``valid``
+        rows, cols = shape[0] if shape else valid
+        row_bytes = [_bytes_of(t, words[r * cols:(r + 1) * cols]) for r in range(rows)]
         regions += [(base + r * stride, data) for r, data in enumerate(row_bytes)]
     out_size = ref.element_bytes(out_t)
     span = (valid[0] - 1) * out_stride + valid[1] * out_size
@@ -72,10 +74,11 @@ def _kernel_case(name, description, profiles, reference, inputs, out_t, out_word
              "memory": {"size": MEMORY,
                         "regions": [FlowMap(address=Hex(a), bytes=bytes(d).hex(" ")) for a, d in sorted(regions)]}}
     expect = {"fault": None, "memory": [FlowMap(address=Hex(OUT_BASE - GUARD), bytes=bytes(result).hex(" "))]}
-    for base, t, words, stride in inputs:  # the inputs are read, never written
+    for base, t, words, stride, *shape in inputs:  # the inputs are read, never written
+        rows, cols = shape[0] if shape else valid
         expect["memory"] += [FlowMap(address=Hex(base + r * stride),
-                                     bytes=_bytes_of(t, words[r * valid[1]:(r + 1) * valid[1]]).hex(" "))
-                             for r in range(valid[0])]
+                                     bytes=_bytes_of(t, words[r * cols:(r + 1) * cols]).hex(" "))
+                             for r in range(rows)]
     return case(name, description, profiles, "reference-generator", reference, state, program, expect)
 
 
@@ -193,12 +196,84 @@ def tgemv_cases() -> list:
     return out
 
 
+def _cube_load_shaped(t, layout_code, rows, cols, base_gpr, stride_gpr, layout) -> str:
+    capacity = matrix.cube_shape(layout, t, rows, cols)[2]
+    return "\n".join([f"BSTART.TLOAD {t}", f"B.DATR {{{layout_code}, DTYPE_NONE, Zero, EQ, Default, 0, 0}}",
+                      f"B.DIM LB0={cols}", f"B.DIM LB1={rows}", f"B.IOR R{base_gpr}, R{stride_gpr}",
+                      f"B.IOT mask=1111, <last>, ->T<{size_code(capacity)}>", "BSTOP"])
+
+
+def _matrix_of(words, cols):
+    return [words[r * cols:(r + 1) * cols] for r in range(len(words) // cols)]
+
+
+def tmatmul_cases() -> list:
+    """The ordinary (non-MX) matrix kernel: A, B, A2 and B2 loaded from memory by CUBE-conversion
+    TLOADs (ND2M16 for the M x K operands, ND2N8 for the K x N ones), D1 = A x B by TMATMUL,
+    D2 = D1 + A2 x B2 by TMATMUL_ACC (D1 the accumulator C), D2 stored through M162ND. The loaded
+    Words come from memory.py's TLOAD walk, D1 and D2 from matrix.py's product (exact rational
+    products, then per K step the profile's rounding: one FP32 RNE fused step in hw-ieee, raw
+    64-bit Words in pto-v0; an integer accumulator exact modulo 2^32)."""
+    m, n, k = 4, 4, 8
+    out = []
+    for t, profiles in (("FP16", ["pto-v0"]), ("FP16", ["hw-ieee"]), ("S8", BOTH)):
+        acc = matrix.accumulator("TMATMUL", t, t)
+        a_stride, b_stride = 32, ref.dense_stride(n, t)
+        a, b, a2, b2 = (_values(t, m * k if i % 2 == 0 else k * n, seed) for i, seed in enumerate((3, 7, 13, 29)))
+        if t == "FP16":  # normal values in [0.5, 4): products and sums that round in FP32
+            a, b, a2, b2 = ([(v & 0x83FF) | (0x3800 + ((v >> 10) % 3 << 10)) for v in x] for x in (a, b, a2, b2))
+        bases = {"A": 0x100, "B": 0x200, "A2": 0x280, "B2": 0x300}
+        regions = [(bases[name] + r * stride, _bytes_of(t, words[r * cols:(r + 1) * cols]))
+                   for name, words, rows, cols, stride in (("A", a, m, k, a_stride), ("B", b, k, n, b_stride),
+                                                           ("A2", a2, m, k, a_stride), ("B2", b2, k, n, b_stride))
+                   for r in range(rows)]
+        image = ref.Memory(MEMORY, regions)
+        loaded = {name: image.tload(t, ref.strided_accesses(bases[name], stride, rows, cols, t))
+                  for name, rows, cols, stride in (("A", m, k, a_stride), ("B", k, n, b_stride),
+                                                   ("A2", m, k, a_stride), ("B2", k, n, b_stride))}
+        d_capacity = matrix.cube_shape("CUBE_M16", acc, m, n)[2]
+        program = "\n".join([
+            _cube_load_shaped(t, "ND2M16", m, k, 1, 5, "CUBE_M16"), _cube_load_shaped(t, "ND2N8", k, n, 2, 6, "CUBE_N8"),
+            _cube_load_shaped(t, "ND2M16", m, k, 3, 5, "CUBE_M16"), _cube_load_shaped(t, "ND2N8", k, n, 4, 6, "CUBE_N8"),
+            f"BSTART.TMATMUL {t}", "B.FPATR", f"B.DIM LB0={m}", f"B.DIM LB1={n}", f"B.DIM LB2={k}",
+            "B.IOT T0, T1, mask=1111", f"B.IOT mask=1111, <last>, ->T<{size_code(d_capacity)}>", "BSTOP",
+            f"BSTART.TMATMUL.ACC {t}", "B.FPATR", f"B.DIM LB0={m}", f"B.DIM LB1={n}", f"B.DIM LB2={k}",
+            "B.IOT T4, T2, mask=1111", "B.IOT T3, mask=1111", f"B.IOT mask=1111, <last>, ->T<{size_code(d_capacity)}>",
+            "BSTOP",
+            "\n".join([f"BSTART.TSTORE {acc}", "B.DATR {M162ND, DTYPE_NONE, Zero, EQ, Default, 0, 0}",
+                       f"B.DIM LB0={n}", f"B.DIM LB1={m}", "B.IOR R7, R8", "B.IOT T5, mask=1111, <last>", "BSTOP"])])
+        results = []
+        for profile in profiles:
+            d1, _ = matrix.product(profile, "TMATMUL", t, t, _matrix_of(loaded["A"], k), _matrix_of(loaded["B"], n))
+            d2, _ = matrix.product(profile, "TMATMUL_ACC", t, t, _matrix_of(loaded["A2"], k),
+                                   _matrix_of(loaded["B2"], n), c=d1)
+            results.append([w & 0xFFFFFFFF for row in d2 for w in row])
+        assert all(r == results[0] for r in results)  # an integer accumulator stores the same bytes in both
+        label = t.lower() + ("" if len(profiles) == 2 else "-" + profiles[0])
+        out.append(_kernel_case(
+            f"tload-tmatmul-tmatmul-acc-tstore-{label}", f"{t} ({', '.join(profiles)}): TLOAD A and A2 ({m}x{k}, "
+            f"{a_stride}-byte rows) through ND2M16 and B and B2 ({k}x{n}, dense) through ND2N8; D1 = A x B "
+            f"(TMATMUL, T4), D2 = D1 + A2 x B2 (TMATMUL_ACC, T5, {acc}); D2 stored through M162ND at 0x400 with "
+            "a 32-byte stride.", profiles,
+            "vectors/reference/memory.py (the TLOAD/TSTORE walks) and vectors/reference/matrix.py (product: exact "
+            "rational products, per K step one FP32 RNE fused step in hw-ieee, raw Words in pto-v0, an integer "
+            "accumulator modulo 2^32)",
+            [(bases["A"], t, a, a_stride, (m, k)), (bases["B"], t, b, b_stride, (k, n)),
+             (bases["A2"], t, a2, a_stride, (m, k)), (bases["B2"], t, b2, b_stride, (k, n))],
+            acc, results[0], (m, n), program,
+            {1: bases["A"], 2: bases["B"], 3: bases["A2"], 4: bases["B2"], 5: a_stride, 6: b_stride, 7: OUT_BASE,
+             8: 32}, 32))
+    return out
+
+
 KERNELS = {  # file ID -> (the other operations the programs run, the case builder, summary)
     "PTO-AVS-X-KERNEL-TADD-001": (("TADD", "TLOAD"), tadd_cases, "TLOAD -> TADD -> TSTORE kernels"),
     "PTO-AVS-X-KERNEL-TCVT-001": (("TCVT", "TLOAD"), tcvt_cases, "TLOAD -> TCVT -> TSTORE kernels"),
     "PTO-AVS-X-KERNEL-TSEL-001": (("TCMP", "TLOAD", "TSEL"), tsel_cases, "TLOAD -> TCMP -> TSEL -> TSTORE kernels"),
     "PTO-AVS-X-KERNEL-TGEMV-MX-ACC-001": (("TGEMV_MX_ACC", "TLOAD"), tgemv_cases,
                                           "TLOAD (CUBE conversions) -> TGEMV_MX_ACC -> TSTORE kernels"),
+    "PTO-AVS-X-KERNEL-TMATMUL-ACC-001": (("TLOAD", "TMATMUL", "TMATMUL_ACC"), tmatmul_cases,
+                                         "TLOAD (CUBE conversions) -> TMATMUL -> TMATMUL_ACC -> TSTORE kernels"),
 }
 
 
