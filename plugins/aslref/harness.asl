@@ -382,6 +382,56 @@ begin
     return TRUE;
 end;
 
+// TCI, TTRI, THISTOGRAM and TDEQUANT: contracts with a boolean flag, a ranged
+// integer or a numeric control, which the generic contract call cannot pass.
+func AVSDirectTCI(step: integer, destination: TileIndex, start: Word,
+                  descending: boolean) => boolean
+begin
+    if !InstructionContractOperandsLegal_TCI(destination, start, descending) then
+        return AVSDirectRejected(step);
+    end;
+    InstructionContractExecute_TCI(destination, start, descending);
+    return TRUE;
+end;
+
+func AVSDirectTTRI(step: integer, destination: TileIndex, upper: boolean,
+                   diagonal: integer {-65535..65535}) => boolean
+begin
+    if !InstructionContractOperandsLegal_TTRI(destination, upper, diagonal) then
+        return AVSDirectRejected(step);
+    end;
+    InstructionContractExecute_TTRI(destination, upper, diagonal);
+    return TRUE;
+end;
+
+func AVSDirectTHISTOGRAM(step: integer, destination: TileIndex,
+                         source: TileIndex, filter: TileIndex,
+                         selected_byte: integer {0..3}) => boolean
+begin
+    if !InstructionContractOperandsLegal_THISTOGRAM(destination, source,
+            filter, selected_byte) then
+        return AVSDirectRejected(step);
+    end;
+    InstructionContractExecute_THISTOGRAM(destination, source, filter,
+        selected_byte);
+    return TRUE;
+end;
+
+func AVSDirectTDEQUANT(step: integer, destination: TileIndex,
+                       source: TileIndex, multiplier: Word, zero_point: Word,
+                       rounding: NumericRoundingMode,
+                       saturating: boolean) => boolean
+begin
+    let control = AVSControl(rounding, saturating);
+    if !InstructionContractOperandsLegal_TDEQUANT(destination, source,
+            multiplier, zero_point, control) then
+        return AVSDirectRejected(step);
+    end;
+    InstructionContractExecute_TDEQUANT(destination, source, multiplier,
+        zero_point, control);
+    return TRUE;
+end;
+
 // --- observation -------------------------------------------------------------
 
 // A predicate tile: per row, each coordinate's logical index, definedness and

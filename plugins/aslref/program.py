@@ -36,7 +36,8 @@ CUBE_FUNCTIONS = {"TMATMUL": 0, "TMATMUL_BIAS": 1, "TMATMUL_ACC": 2, "TMATMUL_MX
                   "TMATMUL_MX_ACC": 6, "TGEMV": 16, "TGEMV_BIAS": 17, "TGEMV_ACC": 18, "TGEMV_MX": 20,
                   "TGEMV_MX_BIAS": 21}
 # direct calls with their own harness helper
-SPECIAL_CALLS = ("TCVT", "TQUANT", "TGEMV_MX_ACC", "TSORT", "TMRGSORT", *CUBE_FUNCTIONS)
+SPECIAL_CALLS = ("TCVT", "TQUANT", "TGEMV_MX_ACC", "TSORT", "TMRGSORT", "TCI", "TTRI", "THISTOGRAM", "TDEQUANT",
+                 *CUBE_FUNCTIONS)
 # Direct-call arguments of the other operations, matched in order to the contract's TileIndex parameters
 # (destination, then sources) and its Word parameter (the scalar); "pad" sets the B.DATR PadValue.
 TILE_ARGUMENTS = ("dst", "src", "src1", "src2")
@@ -93,6 +94,13 @@ def _rounding_args(value) -> str:
     code = _rounding(value)
     name = ROUNDING_NAMES[code]
     return f"{_bits(code, 3)}, NumericRound_{'RNE' if name == 'NONE' else name}, {_bool(code == 0)}"
+
+
+def _signed(value):
+    """A signed integer, or a Word read as a signed 64-bit integer (other values pass through)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 1 << 63 <= value <= WORD_MASK:
+        return value - (1 << 64)
+    return value
 
 
 def _pad_bits(value) -> str:
@@ -393,11 +401,20 @@ def _direct_call(number: int, item: dict) -> str:
                 f"{_type_code(dtype) if dtype else _bits(0, 5)}, {_bool(not dtype)}, {_bits(layout, 5)}, "
                 f"{_pad_bits(item.get('pad'))}, {_rounding_args(item.get('rounding'))}, "
                 f"{_bool(item.get('sat'))}, {_bool(item.get('canonicalize'))})")
-    if name == "TQUANT":
+    if name in ("TQUANT", "TDEQUANT"):
         rounding = ROUNDING_NAMES[_rounding(item.get("rounding"))]
-        return (f"AVSDirectTQUANT({number}, {_tile(item['dst'])}, {_tile(item['src'])}, "
+        return (f"AVSDirect{name}({number}, {_tile(item['dst'])}, {_tile(item['src'])}, "
                 f"{_word(item.get('multiplier', 0x3F800000))}, {_word(item.get('zero_point', 0))}, "
                 f"NumericRound_{'RNE' if rounding == 'NONE' else rounding}, {_bool(item.get('sat'))})")
+    if name == "TCI":  # the contract's direction is a boolean
+        return f"AVSDirectTCI({number}, {_tile(item['dst'])}, {_word(item.get('start', 0))}, {_bool(item.get('descending'))})"
+    if name == "TTRI":  # the contract's orientation is a boolean, its diagonal integer {-65535..65535}
+        diagonal = _in_range("direct TTRI diagonal", _signed(item.get("diagonal", 0)), -65535, 65535)
+        return f"AVSDirectTTRI({number}, {_tile(item['dst'])}, {_bool(item.get('upper'))}, {diagonal})"
+    if name == "THISTOGRAM":  # the contract's selected byte is integer {0..3}
+        selected = _in_range("direct THISTOGRAM selected_byte", item.get("selected_byte", 0), 0, 3)
+        return (f"AVSDirectTHISTOGRAM({number}, {_tile(item['dst'])}, {_tile(item['src'])}, {_tile(item['src1'])}, "
+                f"{selected})")
     if name == "TGEMV_MX_ACC":
         atype, btype = item.get("atype"), item.get("btype")
         scale = [_tile(item[k]) if item.get(k) is not None else 0 for k in ("a_scale", "b_scale")]

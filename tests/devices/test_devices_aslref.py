@@ -145,6 +145,30 @@ def test_cube_tiles_and_direct_calls():
     assert [d for _, d, _ in calls] == ["direct TCVT", "direct TQUANT", "direct TMULS", "direct TGEMV_MX_ACC"]
 
 
+def test_generation_histogram_and_dequantize_direct_calls_have_their_shims():
+    # booleans, TTRI's integer {-65535..65535} diagonal (a signed Word too) and THISTOGRAM's {0..3} ByteId
+    calls = program.program_steps([
+        {"call": "TCI", "dst": 0, "start": (1 << 64) - 1, "descending": 1},
+        {"call": "TTRI", "dst": 1, "upper": 0, "diagonal": -65535},
+        {"call": "TTRI", "dst": 1, "upper": 1, "diagonal": (1 << 64) - 3},
+        {"call": "THISTOGRAM", "dst": 0, "src": 1, "src1": 2, "selected_byte": 3},
+        {"call": "TDEQUANT", "dst": 0, "src": 1, "multiplier": 0x3F800000, "zero_point": 0, "sat": 1}], CONTRACTS)
+    assert [c for c, _, _ in calls] == [
+        "AVSDirectTCI(0, 0, Zeros{PTO_XLEN} + 0xFFFFFFFFFFFFFFFF, TRUE)", "AVSDirectTTRI(1, 1, FALSE, -65535)",
+        "AVSDirectTTRI(2, 1, TRUE, -3)", "AVSDirectTHISTOGRAM(3, 0, 1, 2, 3)",
+        "AVSDirectTDEQUANT(4, 0, 1, Zeros{PTO_XLEN} + 0x3F800000, Zeros{PTO_XLEN} + 0x0, NumericRound_RNE, TRUE)"]
+    assert all(f"func {c.split('(')[0]}(" in program.HARNESS.read_text() for c, _, _ in calls)
+    for item, words in (({"call": "TTRI", "dst": 0, "diagonal": 65536}, "diagonal 65536 is outside -65535..65535"),
+                        ({"call": "THISTOGRAM", "dst": 0, "src": 1, "src1": 2, "selected_byte": 4},
+                         "selected_byte 4 is outside 0..3")):
+        with pytest.raises(ValueError, match=words):
+            program.program_steps([item], CONTRACTS)
+    case = spec_test_case()
+    direct = Case(case.vector_id, "tci", "TCI", "execution", ("pto-v0",), (), (), case.state,
+                  ({"call": "TCI", "dst": 0, "start": 5, "descending": 0},), {})
+    assert program.unsupported(direct, CONTRACTS) is None
+
+
 def test_cases_the_spec_cannot_take_are_refused_before_any_run():
     case = spec_test_case()
     too_big = Case(case.vector_id, "big", "TCVT", "execution", ("pto-v0",), (), (),

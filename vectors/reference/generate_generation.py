@@ -1032,8 +1032,193 @@ SUMMARY = {"TCI": "every TCI type x starts (zero, one, all ones, sign bit, bits 
            "TSCATTER": "every value type x index types, zero fill, duplicate targets, a 4160-element scatter"}
 
 
+# ---------------------------------------------------------------------------------------
+# Direct calls: the spec tests' own calls on configured tiles (shapes a block cannot give its
+# destination: a second valid row, a U8 or ColumnMajor destination, 257 histogram bins)
+
+def calls(*programs) -> Flow:
+    """One program of the direct calls of ``programs`` (each engine.direct_call), in order."""
+    return Flow([item for program in programs for item in program])
+
+
+def direct_case(name, description, tiles, program, results, *, flags=0, reference=""):
+    """Direct calls into configured destinations (their old contents undefined): every state tile
+    stays allocated, the tiles not written stay unchanged."""
+    written = {r["index"] for r in results}
+    allocated = sorted(t["index"] for t in tiles)
+    expect = engine.success_expect(flags, allocated, [i for i in allocated if i not in written], results)
+    return engine.case(name, description, BOTH, "spec-test", reference, {"tiles": tiles}, program, expect)
+
+
+def direct_fault(name, description, tiles, program, reference):
+    return fault(name, description, tiles, program, source="spec-test", reference=reference)
+
+
+def blank(index, t, valid, cols, capacity, layout=None):
+    """A configured destination whose elements are undefined."""
+    return state_tile(index, t, valid, cols=cols, capacity=capacity, layout=layout, defined="none")
+
+
+def tci_direct(point, test_id):
+    u16 = {"cols": 2, "capacity": 128}
+    if point == "WRAP":
+        reference = spec_ref(test_id, "TCI(0, Ones, FALSE) = [0xffff, 0]; TCI(1, Ones, TRUE) = [0xffff, 0xfffe]")
+        return [direct_case("direct-calls", """The spec's own calls TCI(0, all ones, ascending) and TCI(1, all ones,
+            descending) into configured U16 1x2 tiles: [0xffff, 0] and [0xffff, 0xfffe].""",
+                            [blank(0, "U16", (1, 2), **u16), blank(1, "U16", (1, 2), **u16)],
+                            calls(engine.direct_call("TCI", 0, [], start=Hex(WORD), descending=0),
+                                  engine.direct_call("TCI", 1, [], start=Hex(WORD), descending=1)),
+                            [result(i, "U16", (1, 2), [ref.tci("U16", WORD, 2, desc)], **u16)
+                             for i, desc in ((0, False), (1, True))], reference=reference)]
+    if point != "SHAPE":
+        return []
+    reference = spec_ref(test_id, "TileOperandsLegal_TCI on configured tiles: U16 1x2 legal; two valid rows, U8, "
+                                  "ColumnMajor illegal")
+    call = engine.direct_call("TCI", 0, [])
+    return [
+        direct_case("direct-one-row-u16-legal", "TCI(0, 0, ascending) on a configured RowMajor U16 1x2 tile: [0, 1].",
+                    [blank(0, "U16", (1, 2), **u16)], call, [result(0, "U16", (1, 2), [ref.tci("U16", 0, 2, False)],
+                                                                    **u16)], reference=reference),
+        direct_fault("direct-two-valid-rows", "A configured U16 destination of two valid rows: TCI writes one row.",
+                     [blank(0, "U16", (2, 2), **u16)], call, reference),
+        direct_fault("direct-u8-destination", "A configured U8 destination: U8 is not a TCI type.",
+                     [blank(0, "U8", (1, 2), **u16)], call, reference),
+        direct_fault("direct-column-major-destination", "A configured ColumnMajor U16 destination: TCI writes RowMajor.",
+                     [blank(0, "U16", (1, 2), layout="ColumnMajor", **u16)], call, reference),
+    ]
+
+
+def ttri_direct(point, test_id):
+    fp16 = {"cols": 4, "capacity": 128}
+    if point == "EDGE":
+        reference = spec_ref(test_id, "TTRI(0, lower, -65535) all zero; TTRI(1, upper, -65535) all 0x3c00")
+        return [direct_case("direct-calls", """The spec's own calls TTRI(0, lower, -65535) and TTRI(1, upper, -65535)
+            into configured FP16 2x3 tiles: all zero and all 0x3c00.""",
+                            [blank(0, "FP16", (2, 3), **fp16), blank(1, "FP16", (2, 3), **fp16)],
+                            calls(engine.direct_call("TTRI", 0, [], upper=0, diagonal=-65535),
+                                  engine.direct_call("TTRI", 1, [], upper=1, diagonal=-65535)),
+                            [result(i, "FP16", (2, 3), ref.ttri("FP16", 2, 3, upper, -65535), **fp16)
+                             for i, upper in ((0, False), (1, True))], reference=reference)]
+    if point == "TYPED":
+        reference = spec_ref(test_id, "TTRI(0, lower, 0) FP16: 0x3c00 where c <= r, 0 above, padding undefined")
+        return [direct_case("direct-call", """The spec's own call TTRI(0, lower, 0) into a configured FP16 2x3 tile of
+            4 columns: 0x3c00 on and below the diagonal.""", [blank(0, "FP16", (2, 3), **fp16)],
+                            engine.direct_call("TTRI", 0, [], upper=0, diagonal=0),
+                            [result(0, "FP16", (2, 3), ref.ttri("FP16", 2, 3, False, 0), **fp16)], reference=reference)]
+    if point != "SHAPE":
+        return []
+    reference = spec_ref(test_id, "TileOperandsLegal_TTRI on configured tiles: FP16 RowMajor 2x3 legal; U8, "
+                                  "ColumnMajor illegal")
+    call = engine.direct_call("TTRI", 0, [])
+    return [
+        direct_case("direct-fp16-legal", "TTRI(0, lower, 0) on a configured RowMajor FP16 2x3 tile.",
+                    [blank(0, "FP16", (2, 3), **fp16)], call,
+                    [result(0, "FP16", (2, 3), ref.ttri("FP16", 2, 3, False, 0), **fp16)], reference=reference),
+        direct_fault("direct-u8-destination", "A configured U8 destination: U8 is not a TTRI type.",
+                     [blank(0, "U8", (2, 3), **fp16)], call, reference),
+        direct_fault("direct-column-major-destination", "A configured ColumnMajor FP16 destination.",
+                     [blank(0, "FP16", (2, 3), layout="ColumnMajor", **fp16)], call, reference),
+    ]
+
+
+def histogram_direct(point, test_id):
+    def src(t, rows):
+        return state_tile(1, t, (len(rows), len(rows[0])), rows, cols=4, capacity=128)
+
+    def dst(rows, capacity=2048):
+        return blank(0, "U32", (rows, 256), 256, capacity)
+
+    def out(t, rows, column, byte_id, capacity=2048):
+        return result(0, "U32", (len(rows), 256), ref.histogram(t, rows, column, byte_id), cols=256,
+                      capacity=capacity)
+
+    zero_filter = filter_tile(2, [0])
+    if point == "PREFIX":
+        reference = spec_ref(test_id, "THISTOGRAM(0, 1, 2, 1) over [0x0100,0x0200,0x0201,0xff00]: bins 0,1,2,254,255 "
+                                      "= 0,1,3,3,4; destination row 1 undefined")
+        rows = [[0x0100, 0x0200, 0x0201, 0xFF00]]
+        return [direct_case("direct-call", """The spec's own call THISTOGRAM(0, 1, 2, 1) into a configured 2-row U32
+            destination of one valid row: the inclusive prefix, its second row undefined.""",
+                            [dst(1), src("U16", rows), zero_filter], engine.direct_call("THISTOGRAM", 0, [1, 2],
+                                                                                     selected_byte=1),
+                            [out("U16", rows, [0], 1)], reference=reference)]
+    if point == "U16-FILTER":
+        reference = spec_ref(test_id, "THISTOGRAM(0, 1, 2, 0), filter rows 0xaa/0xbb: row0 counts 0xaa01, row1 0xbb03")
+        rows = [[0xAA01, 0xBB02], [0xBB03, 0xAA04]]
+        return [direct_case("direct-call", """The spec's own call THISTOGRAM(0, 1, 2, 0): row r counts the low bytes of
+            the elements whose high byte equals filter[r, 0].""",
+                            [dst(2), src("U16", rows), filter_tile(2, [0xAA, 0xBB])],
+                            engine.direct_call("THISTOGRAM", 0, [1, 2], selected_byte=0),
+                            [out("U16", rows, [0xAA, 0xBB], 0)], reference=reference)]
+    if point == "U32-PREFIX":
+        reference = spec_ref(test_id, "THISTOGRAM(0, 1, 2, 0), ColumnMajor filter aa/bb/cc: bins 0,1,2,255 = 0,1,2,2")
+        rows = [[0xAABBCC01, 0xAABBCC02, 0xAABBDD01, 0x11223301]]
+        column = [0xAA, 0xBB, 0xCC]
+        flt = state_tile(2, "U8", (3, 1), [[v] for v in column], cols=2, capacity=128, layout="ColumnMajor")
+        return [direct_case("direct-call", """The spec's own call THISTOGRAM(0, 1, 2, 0) with a ColumnMajor U8 filter:
+            the elements whose top three bytes match count their low byte.""", [dst(1, 1024), src("U32", rows), flt],
+                            engine.direct_call("THISTOGRAM", 0, [1, 2], selected_byte=0),
+                            [out("U32", rows, column, 0, 1024)], reference=reference)]
+    if point != "SCHEMA":
+        return []
+    reference = spec_ref(test_id, "TileOperandsLegal_THISTOGRAM(0, 1, 2, 0) legal; ByteId 2, a 257-column "
+                                  "destination, an S8 filter illegal")
+    rows = [[0, 0, 0, 0]]
+    base = [dst(1, 1024), src("U16", rows)]
+    return [
+        direct_case("direct-byte-0-legal", "THISTOGRAM(0, 1, 2, 0) on configured tiles: legal.", base + [zero_filter],
+                    engine.direct_call("THISTOGRAM", 0, [1, 2], selected_byte=0),
+                    [out("U16", rows, [0], 0, 1024)], reference=reference),
+        direct_fault("direct-byte-2", "ByteId 2 for a U16 source: reserved.", base + [zero_filter],
+                     engine.direct_call("THISTOGRAM", 0, [1, 2], selected_byte=2), reference),
+        direct_fault("direct-257-columns", """A configured U32 destination of 257 valid columns (2048 B, 512 columns):
+            the histogram has 256.""", [blank(0, "U32", (1, 257), 512, 2048), src("U16", rows), zero_filter],
+                     engine.direct_call("THISTOGRAM", 0, [1, 2], selected_byte=0), reference),
+        direct_fault("direct-s8-filter", "An S8 filter: the filter is U8.",
+                     base + [state_tile(2, "S8", (1, 1), [[0]], cols=1, capacity=128)],
+                     engine.direct_call("THISTOGRAM", 0, [1, 2], selected_byte=0), reference),
+    ]
+
+
+def dequant_direct(point, test_id):
+    one = Hex(0x3F800000)
+    if point == "AFFINE":
+        reference = spec_ref(test_id, "TDEQUANT(0, 1, 1.0, 0, default) over S8 [1, 2]: FP32 [0x3f800000, 0x40000000]")
+        words = [ref.dequantize("S8", q, one, 0, "NONE", "pto-v0")[0] for q in (1, 2)]
+        return [direct_case("direct-call", """The spec's own call TDEQUANT(0, 1, 1.0, 0) with the default control:
+            S8 [1, 2] -> FP32 [1.0, 2.0], the source unchanged.""",
+                            [blank(0, "FP32", (1, 2), 2, 128), state_tile(1, "S8", (1, 2), [[1, 2]], cols=2,
+                                                                          capacity=128)],
+                            engine.direct_call("TDEQUANT", 0, [1], multiplier=one, zero_point=Hex(0)),
+                            [result(0, "FP32", (1, 2), [words], cols=2, capacity=128)], reference=reference)]
+    if point != "TYPES":
+        return []
+    reference = spec_ref(test_id, "TileOperandsLegal_TDEQUANT on configured tiles: S8 -> FP32 legal; FP32 source, U64 "
+                                  "destination, zero multiplier, saturating control illegal")
+    tiles = [blank(0, "FP32", (1, 1), 1, 128), state_tile(1, "S8", (1, 1), [[1]], cols=1, capacity=128),
+             state_tile(2, "FP32", (1, 1), [[0x3F800000]], cols=1, capacity=128), blank(3, "U64", (1, 1), 1, 128)]
+
+    def call(dst=0, src=1, multiplier=one, sat=None):
+        return engine.direct_call("TDEQUANT", dst, [src], multiplier=multiplier, zero_point=Hex(0), sat=sat)
+    return [
+        direct_case("direct-s8-to-fp32-legal", "TDEQUANT(0, 1, 1.0, 0): S8 1 -> FP32 1.0.", tiles, call(),
+                    [result(0, "FP32", (1, 1), [[0x3F800000]], cols=1, capacity=128)], reference=reference),
+        direct_fault("direct-fp32-source", "An FP32 source: the source is S8 or U8.", tiles, call(src=2), reference),
+        direct_fault("direct-u64-destination", "A U64 destination: the destination is FP32.", tiles, call(dst=3),
+                     reference),
+        direct_fault("direct-zero-multiplier", "Multiplier 0: not a positive finite nonzero FP32.", tiles,
+                     call(multiplier=Hex(0)), reference),
+        direct_fault("direct-saturating", "A saturating control: Sat does not apply to TDEQUANT.", tiles, call(sat=1),
+                     reference),
+    ]
+
+
+DIRECT = {"TCI": tci_direct, "TTRI": ttri_direct, "THISTOGRAM": histogram_direct, "TDEQUANT": dequant_direct}
+
+
 def spec_cases(op: str, test_id: str) -> list:
-    return SPEC[op](test_id)
+    direct = DIRECT.get(op)
+    return SPEC[op](test_id) + (direct(engine.spec_point(op, test_id), test_id) if direct else [])
 
 
 def size_bound_case(op: str) -> dict:
