@@ -717,7 +717,8 @@ def _check_case(raw_case: dict) -> Optional[str]:
     if problem:
         return problem
     state = raw_case.get("state", {})
-    problem = _check_state(state) or _check_memory_state(state) or _check_memory_expect(state, raw_case["expect"])
+    problem = (_check_state(state) or _check_memory_regions(state, raw_case["expect"]) or _check_memory_state(state)
+               or _check_memory_expect(raw_case["expect"]))
     if problem:
         return problem
     seen = {tile["index"] for tile in state.get("tiles", [])}
@@ -961,11 +962,30 @@ def _memory_size(state: dict) -> int:
     return state.get("memory", {}).get("size", DEFAULT_MEMORY_BYTES)
 
 
+# The fields that give memory bytes, each a list of regions: (field, its regions in a case's state
+# and expect). An outcome set repeats the expect.memory field once per outcome.
+MEMORY_REGION_FIELDS = (
+    ("state.memory.regions", lambda state, expect: state.get("memory", {}).get("regions", [])),
+    ("expect.memory", lambda state, expect: expect.get("memory", [])),
+    ("expect.one_of[{}].memory", lambda state, expect: [outcome.get("memory", []) for outcome in expect.get("one_of", [])]),
+)
+
+
+def _check_memory_regions(state: dict, expect: dict) -> Optional[str]:
+    """Every memory-region field of MEMORY_REGION_FIELDS inside the case's memory, its regions
+    not overlapping (``_check_regions``)."""
+    size = _memory_size(state)
+    for name, regions_of in MEMORY_REGION_FIELDS:
+        found = regions_of(state, expect)
+        for where, regions in (enumerate(found) if "{}" in name else [(None, found)]):
+            problem = _check_regions(regions, name.format(where), size)
+            if problem:
+                return problem
+    return None
+
+
 def _check_memory_state(state: dict) -> Optional[str]:
-    """Initial memory regions inside the memory; shared tiles the model can hold."""
-    problem = _check_regions(state.get("memory", {}).get("regions", []), "state.memory.regions", _memory_size(state))
-    if problem:
-        return problem
+    """Shared tiles the model can hold (the memory regions: ``_check_memory_regions``)."""
     seen = set()
     from ..device_model.machine import Machine  # the shared-tile descriptor rules (only a case with shared tiles pays)
 
@@ -987,21 +1007,14 @@ def _check_memory_state(state: dict) -> Optional[str]:
     return None
 
 
-def _check_memory_expect(state: dict, expect: dict) -> Optional[str]:
-    """Expected regions inside the memory; a fault address only with a data fault; events
-    compared in any order only when there are events."""
-    size = _memory_size(state)
-    problem = _check_regions(expect.get("memory", []), "expect.memory", size)
-    if problem:
-        return problem
+def _check_memory_expect(expect: dict) -> Optional[str]:
+    """A fault address only with a data fault; events compared in any order only when there are
+    events; the outcome sets' tiles (the memory regions: ``_check_memory_regions``)."""
     if "fault_address" in expect and expect.get("fault") not in ("Fault_DataAlignment", "Fault_DataPage"):
         return "expect.fault_address: a fault address goes with a data fault (Fault_DataAlignment or Fault_DataPage)"
     if "events_order" in expect and "events" not in expect and "one_of" not in expect:
         return "expect.events_order: there are no expected events to order"
     for i, outcome in enumerate(expect.get("one_of", [])):
-        problem = _check_regions(outcome.get("memory", []), f"expect.one_of[{i}].memory", size)
-        if problem:
-            return problem
         for j, tile in enumerate(outcome.get("tiles", [])):
             problem = _check_expect_tile(tile, f"expect.one_of[{i}].tiles[{j}]")
             if problem:
