@@ -41,6 +41,9 @@ KILLERS = {  # mutant -> the case that kills it (the mechanism it pins)
     "ttrans-transposed-pitch": "PTO-AVS-TILE-TTRANS-RECT-001::direct-call",  # a non-square region
     "textract-offset-off-by-one": "PTO-AVS-TILE-TEXTRACT-WINDOW-001::direct-call",  # the window at the offsets
     "tfillpad-fills-valid-region": "PTO-AVS-TILE-TFILLPAD-SCALAR-001::direct-call",  # the copy survives the fill
+    "img2col-stride-off-by-one": "PTO-AVS-X-TIMG2COL-REF-001::dilation-2-stride-2",  # output row r at r * stride
+    "img2col-dilation-off-by-one": "PTO-AVS-X-TIMG2COL-REF-001::dilation-2x2",  # taps dilation apart
+    "img2col-padding-zero": "PTO-AVS-TILE-TIMG2COL-PAD-001::direct-call",  # the descriptor's padding value
     # global memory (TLOAD, TSTORE, TPREFETCH)
     # tile-to-tile moves (TMOV, GMOV)
     "move-drops-padding": "PTO-AVS-X-TMOV-REF-001::padding-copied-with-its-definedness",  # whole payload
