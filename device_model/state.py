@@ -341,6 +341,7 @@ class MachineState:
     memory_log: EventLog = EventLog()
     peer_gprs: tuple = ((0,) * GPR_COUNT,) * (MEMORY_AGENTS - 1)
     shared_tiles: tuple = (None,) * SHARED_TILE_COUNT
+    unpublished_shared: frozenset = frozenset()  # SharedTileIndex of registers whose published flag is clear
 
     def copy(self) -> "MachineState":
         return replace(self, tiles=list(self.tiles), gprs=list(self.gprs))

@@ -193,6 +193,11 @@ FORMS = (
     # An encoding variant of form 50 (its catalog record's encoding_variants: Function 14), which has no
     # catalog index of its own: numbered past the catalog.
     _typed_bstart(1050, "BSTART.TSTORE.SPART", 0x00E11181),
+    # The Shared TMOV variants of form 47 (its encoding_variants: Functions 9..12), numbered past the catalog.
+    _typed_bstart(1047, "BSTART.TMOV.L2S.INSERT", 0x00911181),
+    _typed_bstart(2047, "BSTART.TMOV.L2S.PUBLISH", 0x00A11181),
+    _typed_bstart(3047, "BSTART.TMOV.S2L.BROADCAST", 0x00B11181),
+    _typed_bstart(4047, "BSTART.TMOV.S2L.EXTRACT", 0x00C11181),
     _modelled(51, "BSTOP", "BSTOP", 32, 0xFFFFFFFF, 0x00000001),
     _modelled(52, "B.IOS", "B.IOS", 32, 0xF00871FF, 0x00001013, "SharedTID=20:8 SizeCode=15:4 PEMode=9:3",
               SizeCode=range(13)),

@@ -94,7 +94,9 @@ BSTART_OPERATIONS = {
 
 # BSTART encoding variants (a catalog form's encoding_variants, with no catalog index of their own) ->
 # the Tile operation whose block they open (BundleOperationDecodeCode maps TLSU Function 14 to TSTORE).
-BSTART_VARIANTS = {"BSTART.TSTORE.SPART": "TSTORE"}
+BSTART_VARIANTS = {"BSTART.TSTORE.SPART": "TSTORE",  # TLSU Functions 9..12 decode to TMOV's Shared forms:
+                   "BSTART.TMOV.L2S.INSERT": "TMOV", "BSTART.TMOV.L2S.PUBLISH": "TMOV",
+                   "BSTART.TMOV.S2L.BROADCAST": "TMOV", "BSTART.TMOV.S2L.EXTRACT": "TMOV"}
 
 # GPR selector 0..23 -> assembly name (field domain PTO-FIELD-BLOCK-GPR-SELECTOR);
 # selectors 24..31 are reserved and have no name.

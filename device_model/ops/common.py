@@ -30,6 +30,7 @@ class Publication:
     memory: Optional[bytes] = None  # the whole new memory image (memory operations), None: unchanged
     events: tuple = ()  # memory events the operation records, in order (appended to the log)
     shared_tiles: dict = field(default_factory=dict)  # SharedTileIndex -> Tile (a Shared register's new record)
+    unpublished: Optional[frozenset] = None  # the new set of unpublished Shared registers (None: unchanged)
 
     def apply(self, state: MachineState) -> MachineState:
         new = state.copy()
@@ -45,6 +46,8 @@ class Publication:
             for index, tile in self.shared_tiles.items():
                 shared[index] = tile
             new.shared_tiles = tuple(shared)
+        if self.unpublished is not None:
+            new.unpublished_shared = self.unpublished
         return new
 
 

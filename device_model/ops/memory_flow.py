@@ -387,7 +387,8 @@ def shared_load(op, state, block):
     values = decode_loaded(raw, dtype, footprint.nibble) & U64(tile.element_mask)
     room = memory.MEMORY_EVENT_LIMIT - len(state.memory_events)
     return Publication(shared_tiles={shared_id: shared_updated(state, shared_id, elements, values, tile, mask)},
-                       events=tuple(memory.load_events(footprint, raw, ORDER, room)))
+                       events=tuple(memory.load_events(footprint, raw, ORDER, room)),
+                       unpublished=state.unpublished_shared - {shared_id})  # AtomicUpdateSharedTile publishes
 
 
 def per_pe_bases_and_strides(state, block, cols: int, dtype) -> tuple:

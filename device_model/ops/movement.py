@@ -30,6 +30,8 @@ GMOV has no direct-call contract and runs as a block only.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import block as blocks
 from .. import memory
 from ..faults import bundle_control, tile_legality
@@ -38,6 +40,8 @@ from .common import Publication
 from .operation import Operation
 from .tprefetch import carrier_or_packed_baseline
 from .rearrange import OpenSchema
+
+U64 = np.uint64
 
 
 def copied(destination, source):
@@ -75,10 +79,17 @@ class TileMove(TransportRefused, OpenSchema):
         self.DIRECT_ARGUMENTS = {"dst": self.DIRECT_ARGUMENTS["dst"], "src": self.DIRECT_ARGUMENTS["src"]}
 
     def commit_bundle(self, state: MachineState, block, profile: str) -> Publication:
-        if block.shared:  # BundleSharedTLSUSelected: Function 2 is no Shared form
+        function = SHARED_FUNCTIONS.get(block.form, 2)
+        if block.shared or function != 2:  # BundleSharedTLSUSelected: a B.IOS, or Function 9..12
+            if len(block.shared) != 1:
+                raise tile_legality(f"{self.NAME}: the Shared TLSU path binds exactly one B.IOS")
             if not block.scalar_schema_legal(0):
                 raise bundle_control(f"{self.NAME}: B.IOR fields must be zero")
             blocks._check_datr_applicability(block, self)
+            if function in (9, 10):
+                return local_to_shared(state, block, publish=function == 10)
+            if function in (11, 12):
+                return shared_to_local(state, block, broadcast=function == 11)
             raise tile_legality(f"{self.NAME} (Function 2) is Local to Local: a B.IOS binding has no form here")
         return super().commit_bundle(state, block, profile)
 
@@ -115,6 +126,121 @@ class TileMove(TransportRefused, OpenSchema):
         if not shape_and_type_match(destination, source, limit):  # TileOperandsLegal_TMOV
             raise tile_legality(f"{self.NAME}: destination and source differ in shape, layout, storage or type")
         return Publication({index: copied(destination, source)})
+
+
+# ---------------------------------------------------------------------------------------
+# The Shared forms of TMOV (asl/block/model/dispatch/shared-tlsu.asl ExecuteBundleSharedTLSUOperation,
+# BundleSharedTMOVLocalSchemaLegal, BundleSharedTMOVDestinationSchemaLegal; shared-movement.asl
+# TMOVLocalToShared, TMOVSharedToLocal; shared-registers.asl AtomicUpdateSharedTileWithPublication)
+
+SHARED_FUNCTIONS = {"BSTART.TMOV.L2S.INSERT": 9, "BSTART.TMOV.L2S.PUBLISH": 10, "BSTART.TMOV.S2L.BROADCAST": 11,
+                    "BSTART.TMOV.S2L.EXTRACT": 12}
+
+
+def local_to_shared(state: MachineState, block, publish: bool) -> Publication:
+    """TMOV.L2S.INSERT (``publish`` False) and .PUBLISH: one source B.IOT (no destination, terminated,
+    the B.IOS's mask) of a defined Local tile of the B.IOS SizeCode's capacity, one destination
+    B.IOS (SizeCode 1..12) whose register can take it on the mask (SharedTileUpdateCompatible), all
+    Fault_TileLegality; then the selected quarters of S<n> take the source's defined elements (a new
+    register: the whole source, allocated on the mask). INSERT leaves a new register unpublished
+    and an existing one as it was; PUBLISH publishes (every quarter is initialized where allocated,
+    so its prospective completeness always holds)."""
+    from ..state import SIZE_CODE_BYTES
+    from .memory_flow import element_quarters, pe_selected, shared_update_compatible
+
+    shared_id, size_code, mask = block.shared[0]
+    binding = block.bindings[0] if len(block.bindings) == 1 else None
+    source = state.tiles[binding.sources[0]] if binding is not None and len(binding.sources) == 1 else None
+    if (binding is None or binding.destination or source is None or not binding.last or binding.mask != mask
+            or not 1 <= size_code <= 12 or not source_contents_defined(source, state.tile_capacity)
+            or source.capacity != SIZE_CODE_BYTES[size_code]):
+        raise tile_legality("TMOV.L2S: one terminated source B.IOT of a defined tile of the destination B.IOS's "
+                            "capacity, on the B.IOS's mask")
+    candidate = source._copied({"location": "Any", "mask": mask})
+    if not shared_update_compatible(state, shared_id, candidate, mask):
+        raise tile_legality(f"TMOV.L2S: S{shared_id} cannot take this tile on PEs {mask:04b}")
+    old = state.shared_tiles[shared_id]
+    if old is None:
+        defined = candidate.defined.copy()
+        defined[candidate.valid_index] = True
+        register = candidate.with_contents(candidate.payload.copy(), defined)
+        published = publish
+    else:
+        elements = np.arange(candidate.payload.size)
+        take = pe_selected(mask, element_quarters(elements, candidate.dtype, candidate.capacity)) & candidate.defined
+        payload, defined = old.payload.copy(), old.defined.copy()
+        payload[take], defined[take] = candidate.payload[take], True
+        register = old.with_contents(payload, defined)
+        published = shared_id not in state.unpublished_shared or publish
+    unpublished = state.unpublished_shared - {shared_id} if published else state.unpublished_shared | {shared_id}
+    return Publication(shared_tiles={shared_id: register}, unpublished=unpublished)
+
+
+def read_schema_legal_at_capacity(register, valid_rows: int, valid_cols: int, cols: int, dtype, layout: str,
+                                  capacity: int, limit: int) -> bool:
+    """SharedTileReadSchemaLegalAtCapacity: a configured register at exactly its own capacity and
+    columns, a valid region within its own, its type and layout; an unconfigured one at any legal
+    Shared capacity that holds the shape."""
+    from .. import shared as registers
+    from ..state import derived_rows, logical_capacity, shape_legal
+
+    if layout.startswith("CUBE"):
+        return False
+    if register is not None:
+        return (registers.descriptor_legal(register, limit) and register.capacity == capacity
+                and register.cols == cols and valid_rows <= register.valid_rows and valid_cols <= register.valid_cols
+                and register.dtype == dtype and register.layout == layout)
+    return (registers.capacity_legal(capacity, limit) and shape_legal(capacity, cols, valid_rows, valid_cols, dtype)
+            and derived_rows(capacity, cols, dtype.bits) * cols <= logical_capacity(capacity, dtype))
+
+
+def shared_to_local(state: MachineState, block, broadcast: bool) -> Publication:
+    """TMOV.S2L.BROADCAST (``broadcast``) and .EXTRACT: one destination B.IOT (no source, terminated,
+    SizeCode 1..10, the B.IOS's mask) and one source B.IOS (SizeCode 0); the shape LB1/LB0/LB2, else
+    the register's own (a legal one), else 1, 1 and ValidCol; the register readable at the
+    destination's capacity in the BSTART type and the B.DATR layout (BROADCAST: on all four PEs
+    from a register allocated on all four and published), all Fault_TileLegality; then the
+    renamed destination (Fault_TileAllocation), whose descriptor must equal the register's read
+    one (Fault_TileLegality); then each selected quarter's element is ReadSharedTileWord of S<n>,
+    and the destination is wholly defined only when all four PEs are selected."""
+    from .. import shared as registers
+    from ..state import SIZE_CODE_BYTES
+    from .memory_flow import element_quarters, pe_selected, shared_words
+
+    shared_id, size_code, mask = block.shared[0]
+    register = state.shared_tiles[shared_id]
+    binding = block.bindings[0] if len(block.bindings) == 1 else None
+    legal = (binding is not None and binding.destination and not binding.sources and binding.last
+             and 1 <= binding.size_code <= 10 and size_code == 0 and binding.mask == mask)
+    if legal:
+        own = register if registers.descriptor_legal(register, state.tile_capacity) else None
+        valid_cols = block.dims[0] or (own.valid_cols if own else 1)
+        valid_rows = block.dims[1] or (own.valid_rows if own else 1)
+        cols = block.dims[2] or (own.cols if own else valid_cols)
+        dtype = block.data_type
+        layout = blocks.layout_transform(block.datr_field("Layout"))[1]
+        capacity = SIZE_CODE_BYTES[binding.size_code]
+        legal = (dtype is not None and 1 <= valid_cols <= cols and valid_rows >= 1
+                 and read_schema_legal_at_capacity(register, valid_rows, valid_cols, cols, dtype, layout, capacity,
+                                                   state.tile_capacity))
+        if legal and broadcast:
+            legal = (mask == 0b1111 and register is not None and register.mask == 0b1111
+                     and shared_id not in state.unpublished_shared)
+    if not legal:
+        raise tile_legality("TMOV.S2L: one terminated destination B.IOT on the source B.IOS's mask, a register "
+                            "readable in this shape" + (", allocated on all four PEs and published" if broadcast else ""))
+    index, destination = blocks.resolve_destination(state, block, (valid_rows, valid_cols, cols), dtype)
+    if (destination.dtype != dtype or destination.layout != layout or destination.cols != cols
+            or (destination.valid_rows, destination.valid_cols) != (valid_rows, valid_cols)):
+        raise tile_legality("TMOV.S2L: the destination's descriptor differs from the register's read descriptor")
+    elements = np.arange(destination.rows * destination.cols)
+    quarters = element_quarters(elements, dtype, capacity)
+    take = pe_selected(mask, quarters)
+    payload, defined = destination.payload.copy(), destination.defined.copy()
+    payload[elements[take]] = shared_words(register, shared_id, elements[take], quarters[take]) & U64(
+        destination.element_mask)
+    defined[elements[take]] = True
+    return Publication({index: destination.with_contents(payload, defined)})
 
 
 class PeerMove(TransportRefused, Operation):

@@ -336,3 +336,25 @@ def test_catr_rules():
     assert machine.run("BSTART.TLOAD U8; B.CATR {aq}; B.CATR {rl}; B.DIM LB0=1; BSTOP").fault == "Fault_BundleControl"
     assert machine.run("BSTART.TMATMUL FP16; B.CATR {dr}; BSTOP").fault == "Fault_BundleControl"  # DR: not CUBE
     assert machine.run("BSTART.TLOAD U8; B.CATR {trap}; B.DIM LB0=1; BSTOP").outcome == "not modelled"
+
+
+def test_shared_tmov_forms_move_the_selected_quarters_and_keep_publication():
+    """TMOV.S2L.EXTRACT copies only the selected quarters (the rest of the new tile undefined);
+    TMOV.L2S.INSERT makes a new register unpublished, so BROADCAST refuses it until PUBLISH."""
+    machine = Machine()
+    machine.configure_shared_tile(5, "U32", capacity=128, cols=4, valid=(8, 1))
+    machine.write_shared_tile(5, [[0x11 * (r + 1)] for r in range(8)])
+    extract = "BSTART.TMOV.S2L.EXTRACT U32; B.IOS S5, mask=0100; B.IOT mask=0100, <last>, ->T<1>; BSTOP"
+    assert machine.run(extract).fault is None
+    tile = machine.snapshot().tiles[0]
+    assert tile.words[2:4, 0].tolist() == [0x33, 0x44] and tile.defined[:, 0].tolist() == [0, 0, 1, 1, 0, 0, 0, 0]
+    broadcast = "BSTART.TMOV.S2L.BROADCAST U32; B.IOS S{s}, mask=1111; B.IOT mask=1111, <last>, ->T<1>; BSTOP"
+    assert machine.run(broadcast.format(s=5)).fault is None
+    assert machine.snapshot().tiles[1].words[:, 0].tolist() == [0x11 * (r + 1) for r in range(8)]
+    assert machine.run("BSTART.TMOV.L2S.INSERT U32; B.IOT T1, mask=1111, <last>; B.IOS mask=1111, ->S7<1>; "
+                       "BSTOP").fault is None
+    assert machine.run(broadcast.format(s=7)).fault == "Fault_TileLegality"  # INSERT never publishes
+    assert machine.run("BSTART.TMOV.L2S.PUBLISH U32; B.IOT T1, mask=1100, <last>; B.IOS mask=1100, ->S7<1>; "
+                       "BSTOP").fault is None
+    assert machine.run(broadcast.format(s=7)).fault is None
+    assert machine.run("BSTART.TMOV.L2S.INSERT U32; B.IOT T1, mask=1111, <last>; BSTOP").fault == "Fault_TileLegality"

@@ -375,6 +375,152 @@ def gmov_legality() -> list:
     ]
 
 
+# ---------------------------------------------------------------------------------------
+# The Shared forms of TMOV: TMOV.L2S.INSERT / .PUBLISH (Functions 9, 10) and TMOV.S2L.BROADCAST /
+# .EXTRACT (Functions 11, 12)
+
+SHARED_REFERENCE = ("asl/block/model/dispatch/shared-tlsu.asl ExecuteBundleSharedTLSUOperation, "
+                    "BundleSharedTMOVLocalSchemaLegal, BundleSharedTMOVDestinationSchemaLegal; shared-movement.asl "
+                    "TMOVLocalToShared, TMOVSharedToLocal; shared-registers.asl AtomicUpdateSharedTileWithPublication, "
+                    "SharedTileReadSchemaLegalAtCapacity, ReadSharedTileWord (vectors/reference/memory.py "
+                    "shared_to_local, local_to_shared, shared_word)")
+SHARED_SHAPE = ("U32", 128, 4, (8, 4))  # a whole 8 x 4 U32 tile: rows 2p, 2p + 1 are PE p's quarter
+
+
+def _words(count: int, seed: int) -> dict:
+    return {e: (seed * 0x01010101 + 0x00030507 * e) & 0xFFFFFFFF for e in range(count)}
+
+
+def _split(flat: list, cols: int) -> list:
+    return [flat[i:i + cols] for i in range(0, len(flat), cols)]
+
+
+def l2s(sid: int, mask: str, publish: bool, source: int = 0, code: int = 1) -> str:
+    form = "PUBLISH" if publish else "INSERT"
+    return (f"BSTART.TMOV.L2S.{form} U32\nB.IOT T{source}, mask={mask}, <last>\nB.IOS mask={mask}, ->S{sid}<{code}>"
+            "\nBSTOP")
+
+
+def s2l(sid: int, mask: str, broadcast: bool, code: int = 1, t: str = "U32", dims=None) -> str:
+    form = "BROADCAST" if broadcast else "EXTRACT"
+    lines = [f"BSTART.TMOV.S2L.{form} {t}"] + [f"B.DIM {k}={v}" for k, v in (dims or {}).items()]
+    return "\n".join(lines + [f"B.IOS S{sid}, mask={mask}", f"B.IOT mask={mask}, <last>, ->T<{code}>", "BSTOP"])
+
+
+def shared_tmov_case(name, description, program, *, register=None, local=None, moved=(), extract=None,
+                     fault=None, source="reference-generator", register_valid=None) -> dict:
+    """A program of Shared TMOV blocks over an 8 x 4 U32 shape. ``register``: (sid, words, allocation
+    mask) installed first; ``local``: the Words of Local T0; ``moved``: the reference's L2S updates
+    (sid, mask) in program order; ``extract``: (sid, mask) of the last block, an S2L into T1 (T0 when
+    there is no Local tile), whose expected tile the reference gives; ``fault``: the expected fault."""
+    t, capacity, cols, valid = SHARED_SHAPE
+    count = valid[0] * valid[1]
+    state = {"tiles": Flow([])}
+    registers = {}
+    if register is not None:
+        sid, words, allocated = register
+        shape = register_valid or valid
+        item = engine.tile(sid, t, capacity, cols, list(shape), _split([words[r * cols + c] for r in range(shape[0])
+                                                                         for c in range(shape[1])], shape[1]))
+        if allocated != "1111":
+            item["mask"] = allocated
+        state["shared_tiles"] = [item]
+        registers[sid] = (words, allocated)
+    if local is not None:
+        state["tiles"] = [engine.tile(0, t, capacity, cols, list(valid), _split([local[e] for e in range(count)], cols))]
+    allocated_tiles = [0] if local is not None else []
+    if fault is not None:
+        expect = {"fault": fault, "flags": Hex(0), "allocated": Flow(allocated_tiles), "unchanged": "all",
+                  "memory_unchanged": True, "events": Flow([])}
+        return case(name, description, BOTH, "hand", SHARED_REFERENCE, state, program, expect)
+    for sid, mask in moved:
+        old = registers.get(sid)
+        registers[sid] = ref.local_to_shared(local, mask, 32, capacity, *(old or (None, None)))
+    sid, mask = extract
+    words, allocated = registers.get(sid, (None, "0000"))
+    read = ref.shared_to_local(sid, count, 32, capacity, mask, words, allocated)
+    index = 1 if local is not None else 0
+    out = {"index": index, "dtype": t, "layout": "RowMajor", "location": "Any", "rows": valid[0], "cols": cols,
+           "valid": Flow(list(valid)), "capacity": capacity, "mask": mask}
+    if len(read) == count:
+        out["data"] = engine.hexrows(_split([read[e] for e in range(count)], cols))
+    else:
+        out["elements"] = {f"{e // cols},{e % cols}": FlowMap({"value": Hex(read[e]), "defined": True}) if e in read
+                           else FlowMap(defined=False) for e in range(count)}
+    expect = {"fault": None, "flags": Hex(0), "allocated": Flow(allocated_tiles + [index]),
+              "unchanged": Flow(allocated_tiles), "tiles": [out], "memory_unchanged": True, "events": Flow([])}
+    return case(name, description, BOTH, source, SHARED_REFERENCE, state, program, expect)
+
+
+def tmov_shared_cases() -> list:
+    a, b = _words(32, 0x11), _words(32, 0x60)
+    return [
+        shared_tmov_case("extract-all-four-pes", """TMOV.S2L.EXTRACT of S5 (U32, 128 B, 8 x 4) on all four PEs: every
+            element of T0 is S5's; the destination is wholly defined.""", s2l(5, "1111", False),
+                         register=(5, a, "1111"), extract=(5, "1111")),
+        shared_tmov_case("extract-one-pe", """EXTRACT with mask 0100: only PE 1's quarter (rows 2 and 3) is copied and
+            defined; the rest of the new T0 stays undefined.""", s2l(5, "0100", False), register=(5, a, "1111"),
+                         extract=(5, "0100")),
+        shared_tmov_case("extract-partially-allocated", """S5 allocated on PE 0 and PE 1 only: EXTRACT 1111 reads the
+            other quarters (rows 4-7) as the undefined-register value 5 XOR element.""", s2l(5, "1111", False),
+                         register=(5, a, "1100"), extract=(5, "1111")),
+        shared_tmov_case("extract-unallocated-register", """S9 has no descriptor: EXTRACT with LB0=4, LB1=8, LB2=4 into
+            128 bytes gives every element the undefined-register value 9 XOR element.""",
+                         s2l(9, "1111", False, dims={"LB0": 4, "LB1": 8, "LB2": 4}), extract=(9, "1111")),
+        shared_tmov_case("broadcast-published", """TMOV.S2L.BROADCAST of a published S5 allocated on all four PEs: the
+            whole register.""", s2l(5, "1111", True), register=(5, a, "1111"), extract=(5, "1111")),
+        shared_tmov_case("publish-then-broadcast", """TMOV.L2S.PUBLISH of T0 into a new S7 on all four PEs, then
+            BROADCAST of S7 into T1: T0's values.""", l2s(7, "1111", True) + "\n" + s2l(7, "1111", True),
+                         local=a, moved=[(7, "1111")], extract=(7, "1111")),
+        shared_tmov_case("insert-then-extract", """TMOV.L2S.INSERT of T0 into a new S7 on PE 0 and PE 1 (S7 allocated
+            there, unpublished), then EXTRACT 1111: rows 0-3 are T0's, rows 4-7 the undefined values 7 XOR
+            element.""", l2s(7, "1100", False) + "\n" + s2l(7, "1111", False), local=a, moved=[(7, "1100")],
+                         extract=(7, "1111")),
+        shared_tmov_case("insert-keeps-other-quarters", """S5 holds register values; INSERT of T0 on PE 2 replaces only
+            rows 4 and 5 (AtomicUpdateSharedTileWithPublication); EXTRACT shows the other quarters kept.""",
+                         l2s(5, "0010", False) + "\n" + s2l(5, "1111", False), register=(5, b, "1111"), local=a,
+                         moved=[(5, "0010")], extract=(5, "1111")),
+        shared_tmov_case("broadcast-after-insert-unpublished", """INSERT creates S7 unpublished: a BROADCAST of it
+            fails SharedTilePublished (Fault_TileLegality).""", l2s(7, "1111", False) + "\n" + s2l(7, "1111", True),
+                         local=a, fault="Fault_TileLegality"),
+        shared_tmov_case("broadcast-partial-mask", """BROADCAST needs PE_MASK 1111: mask 1100 is Fault_TileLegality.""",
+                         s2l(5, "1100", True), register=(5, a, "1111"), fault="Fault_TileLegality"),
+        shared_tmov_case("broadcast-partially-allocated", """BROADCAST of S5 allocated on PE 0 and PE 1 only:
+            Fault_TileLegality.""", s2l(5, "1111", True), register=(5, a, "1100"), fault="Fault_TileLegality"),
+        shared_tmov_case("s2l-capacity-differs", """EXTRACT of the 128-byte S5 into a 256-byte destination (SizeCode 2):
+            the read schema asks the register's capacity, Fault_TileLegality.""", s2l(5, "1111", False, code=2),
+                         register=(5, a, "1111"), fault="Fault_TileLegality"),
+        shared_tmov_case("s2l-type-differs", """BSTART.TMOV.S2L.EXTRACT S32 over a U32 register: Fault_TileLegality.""",
+                         s2l(5, "1111", False, t="S32"), register=(5, a, "1111"), fault="Fault_TileLegality"),
+        shared_tmov_case("s2l-cols-differ", """LB2=8 against the register's 4 columns: Fault_TileLegality.""",
+                         s2l(5, "1111", False, dims={"LB2": 8}), register=(5, a, "1111"), fault="Fault_TileLegality"),
+        shared_tmov_case("l2s-capacity-differs", """INSERT of a 128-byte T0 through a B.IOS SizeCode 2 (256 bytes):
+            Fault_TileLegality.""", l2s(7, "1111", False, code=2), local=a, fault="Fault_TileLegality"),
+        shared_tmov_case("l2s-other-descriptor", """S5 holds a 128-byte U32 register of valid 8 x 2, not T0's
+            descriptor (valid 8 x 4): SharedTileDescriptorsCompatible fails, Fault_TileLegality.""",
+                         l2s(5, "1111", False), register=(5, a, "1111"), register_valid=(8, 2), local=a,
+                         fault="Fault_TileLegality"),
+        shared_tmov_case("l2s-fewer-pes-allocated", """S5 is allocated on PE 0 and PE 1: an INSERT on all four PEs
+            names PEs it is not allocated on (Fault_TileLegality).""", l2s(5, "1111", False),
+                         register=(5, a, "1100"), local=a, fault="Fault_TileLegality"),
+        shared_tmov_case("tmov-function-2-with-bios", """BSTART.TMOV (Function 2) with a B.IOS: the Shared path has no
+            Function 2 form (Fault_TileLegality).""", "BSTART.TMOV U32\nB.IOS S5, mask=1111\nB.IOT mask=1111, <last>, "
+                         "->T<1>\nBSTOP", register=(5, a, "1111"), fault="Fault_TileLegality"),
+        shared_tmov_case("l2s-without-bios", """TMOV.L2S.INSERT with no B.IOS: the Shared path takes exactly one
+            (Fault_TileLegality).""", "BSTART.TMOV.L2S.INSERT U32\nB.IOT T0, mask=1111, <last>\nBSTOP", local=a,
+                         fault="Fault_TileLegality"),
+    ]
+
+
+def tmov_shared_file() -> dict:
+    return engine.execution_file(
+        "PTO-AVS-X-TMOV-SHARED-001", "TMOV", "TMOV to and from a Shared tile register: INSERT and PUBLISH (Local to "
+        "Shared, the quarters of the mask, publication), BROADCAST and EXTRACT (Shared to Local, undefined-register "
+        "values), and their legality", f"Expected tiles from the independent reference {SHARED_REFERENCE}, one element "
+        f"at a time (no code shared with device_model), written by `{COMMAND}`. Nothing here was produced by running "
+        "the golden model.", tmov_shared_cases())
+
+
 def spec_cases(op: str, test_id: str) -> list:
     if test_id.endswith("-STATIC-001"):
         return static_cases(op, test_id)
@@ -395,7 +541,10 @@ PROVENANCE = engine.spec_provenance("vectors/reference/memory.py", COMMAND)
 
 
 def files(operations) -> dict:
-    return engine.spec_id_files(operations, spec_cases, x_file, PROVENANCE, "generate_movement.py")
+    out = engine.spec_id_files(operations, spec_cases, x_file, PROVENANCE, "generate_movement.py")
+    if "TMOV" in operations:
+        out["PTO-AVS-X-TMOV-SHARED-001.yaml"] = engine.render_spec_id(tmov_shared_file(), "generate_movement.py")
+    return out
 
 
 FAMILY = engine.Family("generate_movement", OPERATIONS, files,

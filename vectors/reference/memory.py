@@ -22,7 +22,9 @@ Facts (PTO-ISA/pto-spec, asl/):
   byte row stride (row-major, every selected access probed first); shared-registers.asl
   AtomicUpdateSharedTile: a new register is allocated and initialized on the load's mask, an
   existing one (of the same descriptor, allocated on every PE of the mask) takes the loaded
-  elements and keeps the rest.
+  elements and keeps the rest. TMOVLocalToShared updates a register the same way from a Local
+  tile (INSERT leaves a new register unpublished, PUBLISH publishes it); TMOVSharedToLocal gives
+  a new Local tile ReadSharedTileWord of every element of the selected quarters.
 - tile/model/memory/gather-scatter.asl TPREFETCHCore: for PE 0..3, element (row, col) is at
   ``base_p + (row * stride_p + col) * bytes`` (4-bit: ``+ (row * stride_p + col) div 2``), the
   stride in elements; every access of every PE is probed before the first event; one Load
@@ -181,6 +183,32 @@ def shared_word(shared_id: int, element: int, register_words=None, allocated: st
     if register_words is None or allocated[agent] != "1":
         return shared_id ^ element
     return register_words[element]
+
+
+def quarter(element: int, bits: int, capacity: int) -> int:
+    """SharedTileElementRegion: the PE whose quarter of the register's bytes holds ``element``."""
+    return (element * bits // 8) * 4 // capacity
+
+
+def shared_to_local(shared_id: int, elements: int, bits: int, capacity: int, mask: str, register_words=None,
+                    allocated: str = "1111") -> dict:
+    """TMOVSharedToLocal (shared-movement.asl): {element: Word} of every element (padding included)
+    of the quarters ``mask`` selects, each ReadSharedTileWord of the register (``register_words``
+    by element, None: no descriptor); the other elements of the new destination stay undefined."""
+    return {e: shared_word(shared_id, e, register_words, allocated, quarter(e, bits, capacity))
+            for e in range(elements) if mask[quarter(e, bits, capacity)] == "1"}
+
+
+def local_to_shared(source_words: dict, mask: str, bits: int, capacity: int, register_words=None,
+                    allocated=None) -> tuple:
+    """TMOVLocalToShared through AtomicUpdateSharedTileWithPublication: a new register is the whole
+    source allocated (and initialized) on ``mask``; an existing one takes the source's elements of
+    the selected quarters and keeps its allocation. (register Words by element, allocation mask)."""
+    if register_words is None:
+        return dict(source_words), mask
+    out = dict(register_words)
+    out.update({e: w for e, w in source_words.items() if mask[quarter(e, bits, capacity)] == "1"})
+    return out, allocated
 
 
 def store_by_agents(image: "Memory", t: str, accesses, words) -> None:
