@@ -315,7 +315,12 @@ def _shared_operands(state, block, m: int, n: int, k: int, left, right, scaled, 
     (A, [A-scale]) unless A is Local, then the right (B, [B-scale]). Each binding is a source
     (SizeCode 0) of a register cooperative-matrix ready (all four PEs, published, defined) and
     readable as RowMajor of its type with exactly the stored columns (a transposed primary is
-    stored N x K or K x M). TransA needs a Shared A; without B.IOS neither may be set."""
+    stored N x K or K x M). TransA needs a Shared A; without B.IOS neither may be set.
+
+    SPEC-CHOICE 92: the hardware profile says nothing of Shared operands or TransA/TransB; in
+    hw-ieee a Shared operand is the logical (transposed) matrix read exactly, and the matrix
+    section's rules (one FP32 fused step per K, integer modulo 2**32, the bias after) apply as
+    to a Local one."""
     fpatr, limit = block.fpatr, state.tile_capacity
     if not block.shared:
         if fpatr["TransA"] or fpatr["TransB"]:

@@ -430,6 +430,8 @@ def postprocess(words, mode: int, relu: int, out_name: str, quant_param, relu_pa
     rp = np.broadcast_to(np.asarray(relu_param, dtype=U64), shape)
     low32 = (words & U64(0xFFFFFFFF)).astype(I64)
     if mode in SHIFT_MODES:  # MatrixShiftS32ToS16: ASR by code+1, saturate to S16
+        # SPEC-CHOICE 93: the profile's integer_sat_disabled wraps a finite overflow modulo the
+        # destination width, and a shift mode may not set Sat; the ASL clamps to S16 with OF|NX.
         s32 = np.where(low32 >= 1 << 31, low32 - (1 << 32), low32)
         shifted = s32 >> (((qp >> U64(32)) & U64(0xF)).astype(I64) + 1)
         clipped = np.clip(shifted, -32768, 32767)

@@ -199,7 +199,8 @@ def cube_shape(layout: str, t: str, rows: int, cols: int) -> tuple[int, int, int
 def shared_primary(stored, rows: int, cols: int, transpose: bool):
     """MaterializeBundleSharedMatrixPrimary: the logical ``rows`` x ``cols`` operand of a Shared
     register whose RowMajor rows are ``stored``: element (r, c) is stored[c][r] under
-    TransA/TransB (the register holds cols x rows), else stored[r][c]."""
+    TransA/TransB (the register holds cols x rows), else stored[r][c]. SPEC-CHOICE 92: hw-ieee
+    multiplies this logical operand by the Local rules (the hardware profile names no Shared rule)."""
     return [[stored[c][r] if transpose else stored[r][c] for c in range(cols)] for r in range(rows)]
 
 

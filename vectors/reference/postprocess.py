@@ -461,7 +461,8 @@ def transform(word: int, config: Config, column: int = 0) -> Steps:
 
 def shift_s32_to_s16(word: int, code: int) -> tuple[int, int]:
     """MatrixShiftS32ToS16: the S32 value of the low 32 bits shifted right arithmetically by
-    code + 1 (QuantParam bits 35:32), clamped to S16 with OF|NX, the Word sign-extended."""
+    code + 1 (QuantParam bits 35:32), clamped to S16 with OF|NX, the Word sign-extended.
+    SPEC-CHOICE 93: clamped in both profiles, not wrapped as the profile's integer_sat_disabled reads."""
     low = word & 0xFFFFFFFF
     shifted = (low - (1 << 32) if low >> 31 else low) >> (code + 1)
     clamped = min(max(shifted, -32768), 32767)
