@@ -7,9 +7,12 @@ ReadSharedTileWord, UndefinedSharedTileWord), asl/tile/model/state/descriptors.a
 stream: SharedTID, SizeCode 0 = source, mask).
 
 The model holds a shared register as a ``Tile`` (its ``mask`` is the allocation mask) or None
-(descriptor not valid). Every shared register the model holds was installed whole
-(SPEC-CHOICE 66: the initial state's shared tiles): its initialized mask is its allocation mask
-and it is published, so "initialized" and "published" reduce to "configured".
+(descriptor not valid). An initial register is installed whole (SPEC-CHOICE 66: the initial
+state's shared tiles), and TLOAD and TMOV.L2S update one as AtomicUpdateSharedTileWithPublication
+does: a new register is allocated and initialized on the same mask, an existing one only on PEs
+it is allocated on, so its initialized mask is always its allocation mask and "initialized"
+reduces to "configured". Publication is the one flag left: TMOV.L2S.INSERT leaves a new register
+unpublished (``MachineState.unpublished_shared``); every other update publishes.
 """
 from __future__ import annotations
 

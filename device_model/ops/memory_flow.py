@@ -79,7 +79,7 @@ def decode_loaded(raw: np.ndarray, dtype, nibble) -> np.ndarray:
 
 
 class MemoryFlow(Operation):
-    """A regular TLSU block: no Shared binding (not modelled), ``DESTINATIONS`` and ``SOURCES``
+    """A regular TLSU block: a Shared binding takes ``shared_commit``, else ``DESTINATIONS`` and ``SOURCES``
     Local bindings, B.IOR RegSrc0/RegSrc1 (base, row stride), only B.DATR Layout."""
 
     DESTINATIONS = 0
