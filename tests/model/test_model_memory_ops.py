@@ -358,3 +358,39 @@ def test_shared_tmov_forms_move_the_selected_quarters_and_keep_publication():
                        "BSTOP").fault is None
     assert machine.run(broadcast.format(s=7)).fault is None
     assert machine.run("BSTART.TMOV.L2S.INSERT U32; B.IOT T1, mask=1111, <last>; BSTOP").fault == "Fault_TileLegality"
+
+
+SHARED_FORMS = ("BSTART.TLOAD {t}; {dims}B.IOR R1, R2; B.IOS mask={m}, ->S{s}<{c}>; BSTOP",
+                "BSTART.TMOV.L2S.{pub} {t}; {dims}B.IOT T0, mask={m}, <last>; B.IOS mask={m}, ->S{s}<{c}>; BSTOP",
+                "BSTART.TMOV.S2L.{cast} {t}; {dims}B.IOS S{s}, mask={m}; B.IOT mask={m}, <last>, ->T<{c}>; BSTOP")
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(SHARED_FORMS), st.sampled_from(["U8", "U32", "U4X2", "S16"]),
+                          st.sampled_from(["0000", "0100", "1100", "1111"]), st.sampled_from([3, 5]),
+                          st.integers(1, 3), st.sampled_from(["", "B.DIM LB0=2; B.DIM LB1=4; B.DIM LB2=4; ",
+                                                              "B.DIM LB0=4; B.DIM LB1=8; B.DIM LB2=4; "]),
+                          st.booleans()), min_size=1, max_size=4),
+       st.integers(0, 4095))
+def test_shared_forms_never_crash_and_a_fault_changes_nothing(blocks, base):
+    """TLOAD into, and TMOV to and from, Shared registers: every program is an observation or an
+    architectural fault, and a faulting block leaves tiles, Shared registers and memory as they were."""
+    machine = Machine()
+    machine.configure_tile(0, "U32", capacity=128, cols=4, valid=(8, 4))
+    machine.write_tile(0, [[r * 4 + c for c in range(4)] for r in range(8)])
+    machine.write_memory(0, bytes(range(256)) * 16)
+    for pe in range(4):
+        machine.set_pe_gpr(pe, 1, (base + 0x40 * pe) % 4096)
+        machine.set_pe_gpr(pe, 2, 16)
+    for form, t, mask, sid, code, dims, flag in blocks:
+        before = machine.snapshot()
+        program = form.format(t=t, m=mask, s=sid, c=code, dims=dims, pub="PUBLISH" if flag else "INSERT",
+                              cast="BROADCAST" if flag else "EXTRACT")
+        result = machine.run(program)
+        assert result.outcome in ("completed", "fault"), (program, result.outcome, result.detail)
+        if result.fault is not None:
+            after = machine.snapshot()
+            for views, olds in ((after.tiles, before.tiles), (after.shared_tiles, before.shared_tiles)):
+                assert sorted(views) == sorted(olds)
+                assert all((views[i].words == olds[i].words).all() and views[i].mask == olds[i].mask for i in views)
+            assert after.memory == before.memory and after.events == before.events
