@@ -57,6 +57,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..dtypes import DataType
+from . import ieee_fast32
 from .encode import overflow_result
 from .flags import FLAG_DZ, FLAG_NV, FLAG_NX, FLAG_OF, FLAG_UF
 from .rounding import RoundingMode
@@ -367,6 +368,8 @@ def run(op: str, t: DataType, mode: RoundingMode, operands, exact_kernel):
             index <<= 8
             index |= operands[1]
         return np.take(words, index).astype(U64), np.take(flags, index)
+    if t.name == "FP32" and op in ieee_fast32.OPS:
+        return _run_fp32(op, mode, operands, exact_kernel)
     fmt = _format(t)
     words = np.empty(size, dtype=U64)
     flags = np.empty(size, dtype=np.uint8)
@@ -383,6 +386,28 @@ def run(op: str, t: DataType, mode: RoundingMode, operands, exact_kernel):
             if left is not None:
                 hard.append(left + first)
     if hard:  # one exact run for all of them (its fixed cost is that of a whole block)
+        where = np.concatenate(hard)
+        words[where], flags[where] = exact_kernel(*(o[where] for o in operands))
+    return words, flags
+
+
+def _run_fp32(op, mode, operands, exact_kernel):
+    """FP32 add ... sqrt in binary32 (``ieee_fast32``), block by block."""
+    size = operands[0].size
+    words = np.empty(size, dtype=U64)
+    flags = np.empty(size, dtype=np.uint8)
+    la = operands[0].view(np.uint32)
+    lb = operands[1].view(np.uint32) if len(operands) > 1 else None
+    hard = []
+    step = ieee_fast32.CHUNK
+    scratch = ieee_fast32.scratch(min(size, step))
+    with np.errstate(all="ignore"):
+        for first in range(0, size, step):
+            block = slice(first, first + step)
+            left = ieee_fast32.block(op, mode, la[block], None if lb is None else lb[block], words[block], flags[block], scratch)
+            if left is not None:
+                hard.append(left + first)
+    if hard:
         where = np.concatenate(hard)
         words[where], flags[where] = exact_kernel(*(o[where] for o in operands))
     return words, flags
