@@ -4,6 +4,10 @@ Same results, words and flags, as the exact integer kernels of ``ieee_float``
 (which stay the reference and serve every lane a fast path cannot prove), at a
 fraction of their cost.
 
+FP32 add, sub, mul, div and sqrt run in binary32 itself (``ieee_fast32``: the
+host's correctly rounded binary32 result plus an error-free residual); FP32 FMA
+and FP16, BF16 take the binary64 path below.
+
 FP32, FP16, BF16 (precision p <= 24): binary64 arithmetic on the exactly
 converted operands, then one rounding into the type.
 
