@@ -38,3 +38,20 @@ def test_nibbles_and_sign_extension():
     image.tstore("U4X2", ref.strided_accesses(0, 0, 1, 3, "U4X2"), [0xA, 0xB, 0xC])
     assert bytes(image.bytes[:2]) == bytes.fromhex("ba 4c")  # the fourth nibble keeps its 4
     assert ref.dense_stride(5, "U4X2") == 3 and ref.dense_stride(5, "FP16") == 10
+
+
+def test_shared_quarters_loads_and_moves():
+    """TLOADShared / TMOVSharedToLocal / TMOVLocalToShared, written out by hand: a U32 register of
+    128 B and 4 columns holds rows 2p and 2p + 1 in PE p's quarter."""
+    assert [ref.quarter(e, 32, 128) for e in (0, 7, 8, 31)] == [0, 0, 1, 3]
+    loads = ref.shared_store_accesses((0x100, 0x200, 0x300, 0x400), [16] * 4, 8, 1, 4, "U32", 128, "0100")
+    assert [(agent, element, address) for agent, element, address, _ in loads] == [(1, 8, 0x220), (1, 12, 0x230)]
+    image = ref.Memory(4096, [(0x220, (0xAB).to_bytes(4, "little")), (0x230, (0xCD).to_bytes(4, "little"))])
+    assert ref.load_by_agents(image, "U32", loads) == {8: 0xAB, 12: 0xCD}
+    assert [e["agent"] for e in image.events] == [1, 1]
+    read = ref.shared_to_local(5, 32, 32, 128, "0010", {e: e + 100 for e in range(32)}, "1100")
+    assert read == {e: 5 ^ e for e in range(16, 24)}  # PE 2's quarter is not initialized: undefined values
+    words, allocated = ref.local_to_shared({e: 1 for e in range(32)}, "0001", 32, 128, {e: 0 for e in range(32)},
+                                           "1111")
+    assert allocated == "1111" and [words[e] for e in (0, 23, 24, 31)] == [0, 0, 1, 1]
+    assert ref.local_to_shared({0: 7}, "1100", 32, 128) == ({0: 7}, "1100")
