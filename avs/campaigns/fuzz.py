@@ -4,7 +4,8 @@
 
 Hypothesis draws legal and illegal bundles and tile states for the operation
 (``avs.campaigns.scenarios``: TCVT, TQUANT, TMULS, TGEMV_MX_ACC and every
-elementwise TEPL operation the golden model registers). Each example runs on the device and on the golden
+elementwise TEPL operation the golden model registers have builders; every other
+operation is drawn from its shipped cases with redrawn elements, status and GPRs). Each example runs on the device and on the golden
 model of the device's profile; the golden observation becomes the expectation
 and the ordinary comparator judges the device, so a disagreement means exactly
 what a failing vector means. Disagreements are grouped by their kind (the
@@ -104,7 +105,7 @@ class Judge:
                 results[position] = (("refused" if golden.error.startswith(REFUSED_STATE) else "golden error"),
                                      golden.error)
                 continue
-            expect = expectation(golden)
+            expect = expectation(golden, case.state)
             pending.append((position, judged_case(case, expect), expect, golden))
         observations = self.device.execute_batch([judged for _, judged, _, _ in pending]) if pending else []
         for (position, judged, expect, golden), observed in zip(pending, observations):
@@ -228,9 +229,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", required=True, metavar="NAME[:ARG]",
                         help="device under test (compared with the golden model of its profile)")
     parser.add_argument("--op", required=True, choices=OPERATIONS, metavar="OP",
-                        help=f"operation to generate bundles for: {', '.join(OPERATIONS)} (every elementwise "
-                             f"TEPL operation the golden model registers, its bundle composed as the spec's "
-                             f"contract composes it)")
+                        help="operation to generate bundles for: any of the 109 the golden model registers "
+                             "(TCVT, TQUANT, TMULS, TGEMV_MX_ACC and the elementwise TEPL operations from "
+                             "builders; the others from their shipped cases, perturbed)")
     parser.add_argument("--examples", type=int, default=500, metavar="N", help="examples to generate (default 500)")
     parser.add_argument("--seed", type=int, default=None, metavar="S",
                         help="random seed (default: a fresh one, printed so the campaign can be repeated)")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 import yaml
@@ -97,15 +98,24 @@ def tile_expectation(index: int, tile) -> dict:
     return out
 
 
-def expectation(observation: Observation) -> dict:
-    """The ``expect`` block that holds exactly what ``observation`` shows."""
+def expectation(observation: Observation, state: Optional[dict] = None) -> dict:
+    """The ``expect`` block that holds exactly what ``observation`` shows. When the case's
+    ``state`` gives a memory, the whole observed image and the event log are expected too (the
+    golden model's one pick where the spec leaves a choice, as every expectation here is)."""
     expect = {"fault": observation.fault}
+    if observation.fault_address is not None:
+        expect["fault_address"] = observation.fault_address
     if observation.flags is not None:
         expect["flags"] = observation.flags
     if observation.encoding is not None:
         expect["encoding"] = list(observation.encoding)
     expect["allocated"] = sorted(observation.tiles)
     expect["tiles"] = [tile_expectation(i, t) for i, t in sorted(observation.tiles.items())]
+    if state is not None and state.get("memory") is not None:
+        if observation.memory is not None:
+            expect["memory"] = [{"address": 0, "bytes": observation.memory["hex"]}]
+        if observation.events is not None:
+            expect["events"] = [{k: v for k, v in event.items() if v is not None} for event in observation.events]
     return expect
 
 
@@ -146,8 +156,18 @@ def _yaml_state(state: dict) -> dict:
         if "fill" in out:
             out["fill"] = _Hex(out["fill"])
         tiles.append(out)
-    return {"tile_capacity": state["tile_capacity"], "status": _Hex(state["status"]),
-            "gprs": {k: _Hex(v) for k, v in state["gprs"].items()}, "tiles": tiles}
+    out = {"tile_capacity": state["tile_capacity"], "status": _Hex(state["status"]),
+           "gprs": {k: _Hex(v) for k, v in state["gprs"].items()}, "tiles": tiles}
+    if state.get("memory") is not None:
+        memory = state["memory"]
+        out["memory"] = {"size": memory["size"], "regions": [{"address": _Hex(r["address"]), "bytes": r["bytes"]}
+                                                             for r in memory.get("regions", [])]}
+    if state.get("pe_gprs"):
+        out["pe_gprs"] = {pe: {k: _Hex(v) for k, v in file.items()} for pe, file in state["pe_gprs"].items()}
+    if state.get("shared_tiles"):
+        out["shared_tiles"] = _yaml_state({"tile_capacity": 0, "status": 0, "gprs": {},
+                                           "tiles": state["shared_tiles"]})["tiles"]
+    return out
 
 
 def _yaml_expect(expect: dict) -> dict:
@@ -173,6 +193,13 @@ def _yaml_expect(expect: dict) -> dict:
             t["storage"] = {k: _Hex(v) for k, v in t["storage"].items()}
         tiles.append(t)
     out["tiles"] = tiles
+    if "fault_address" in out:
+        out["fault_address"] = _Hex(out["fault_address"])
+    if "memory" in out:
+        out["memory"] = [{**r, "address": _Hex(r["address"])} for r in out["memory"]]
+    if "events" in out:
+        out["events"] = [{k: _Hex(v) if k in ("address", "read", "write") else v for k, v in e.items()}
+                         for e in out["events"]]
     return out
 
 

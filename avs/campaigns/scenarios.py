@@ -6,7 +6,11 @@ TCVT, TQUANT, TMULS and TGEMV_MX_ACC have builders of their own; every other
 elementwise TEPL operation the golden model registers shares one builder whose
 bundle comes from data: the B.IOT/B.IOR/B.DATR composition the spec's
 instruction contract gives for the operation (``composition``) and the type set
-of the operation's registry entry. Most draws are legal bundles over legal
+of the operation's registry entry. Every other registered operation (memory, gather and
+scatter, the matrix engine, reductions, sorting, generation, rearrangement) is drawn by the
+seeded builder: a shipped case of the operation with elements of its tiles, its status and
+its GPRs redrawn, and now and then one program line dropped, repeated or moved
+(``_seeded``). Most draws are legal bundles over legal
 tiles, so the numeric paths get exercised; about a fifth carry one defect from
 a list (a wrong dimension, a missing BSTOP, a duplicated B.DATR, an undefined
 source, an exhausted tile capacity, a Canonicalize that does not match the
@@ -19,6 +23,7 @@ bundle.
 """
 from __future__ import annotations
 
+import copy
 import re
 import struct
 from dataclasses import dataclass
@@ -65,6 +70,8 @@ def scenarios(operation: str, allowed=None):
         return HAND_WRITTEN[operation](names)
     if operation in elementwise_operations():
         return _elementwise(operation, names)
+    if operation in seeded_operations():
+        return _seeded(operation, names)
     raise ValueError(f"unknown operation {operation!r}; expected one of {', '.join(OPERATIONS)}")
 
 
@@ -629,4 +636,80 @@ def _datr(draw, shape: Composition, name: str, defect: str) -> list:
 
 
 HAND_WRITTEN = {"TCVT": _tcvt, "TQUANT": _tquant, "TMULS": _tmuls, "TGEMV_MX_ACC": _tgemv}
-OPERATIONS = tuple(HAND_WRITTEN) + elementwise_operations()
+
+
+# ---------------------------------------------------------------------------
+# every other operation: shipped cases as seeds
+
+SEED_DEFECTS = ("line-dropped", "line-doubled", "lines-swapped")  # one program line removed, repeated or moved
+SEED_POSITIONS = 4  # elements of one tile redrawn per example (at most)
+
+
+def seeded_operations() -> tuple:
+    """The registered operations with no builder of their own: the seeded builder draws them."""
+    return tuple(sorted(set(registry.OPERATIONS) - set(HAND_WRITTEN) - set(elementwise_operations())))
+
+
+def shipped_seeds(operation: str) -> tuple:
+    """The shipped cases of ``operation`` whose program is assembly text, as (state, program text)."""
+    return _all_seeds().get(operation, ())
+
+
+@lru_cache(maxsize=1)
+def _all_seeds() -> dict:
+    """Operation -> its seeds, from one reading of the shipped vectors."""
+    from ...contract.loader import VECTORS_DIR, VectorError, load_paths
+
+    seeds: dict = {}
+    for loaded in load_paths([VECTORS_DIR]):
+        for case in loaded.entries:
+            if not isinstance(case, VectorError) and all(isinstance(item, str) for item in case.program):
+                program = "".join(item if item.endswith("\n") else item + "\n" for item in case.program)
+                seeds.setdefault(case.operation, []).append((case.state, program))
+    return {operation: tuple(found) for operation, found in seeds.items()}
+
+
+def _seeded(operation: str, names):
+    """A shipped case of ``operation`` with some elements of its numeric tiles, its status and its
+    GPRs redrawn; one draw in DEFECT_WEIGHT + 1 also drops, repeats or moves one program line. The
+    seeds' shapes and types are the vectors' own, so most draws stay legal; the redrawn values
+    reach the numeric and index paths the vectors left at their chosen values."""
+    seeds = [seed for seed in shipped_seeds(operation)
+             if all(tile.get("dtype") in names for tile in seed[0].get("tiles", []) if "dtype" in tile)] \
+        or list(shipped_seeds(operation))
+    if not seeds:
+        raise ValueError(f"{operation}: no shipped case with a text program to seed the campaign from")
+
+    @st.composite
+    def draw_seeded(draw):
+        state, program = draw(st.sampled_from(seeds))
+        state = copy.deepcopy(state)
+        for tile in state.get("tiles", []):
+            data = tile.get("data")
+            if not data or tile.get("storage_kind") == "predicate" or not data[0]:
+                continue
+            for _ in range(draw(st.integers(0, SEED_POSITIONS))):
+                row = draw(st.integers(0, len(data) - 1))
+                col = draw(st.integers(0, len(data[row]) - 1))
+                data[row][col] = draw(element_values(tile["dtype"]))
+        state["status"] = draw(st.sampled_from((state.get("status", 0),) * 3 + (0x01, 0x10, 0x1F)))
+        for register in list(state.get("gprs", {})):
+            if draw(st.booleans()):
+                state["gprs"][register] = draw(st.one_of(st.sampled_from((0, 1, (1 << 64) - 1)),
+                                                         st.integers(0, (1 << 64) - 1)))
+        defect = _defect(draw, SEED_DEFECTS)
+        lines = [line for line in program.splitlines() if line.strip()]
+        if defect != "none" and len(lines) > 1:
+            at = draw(st.integers(0, len(lines) - 2))
+            if defect == "line-dropped":
+                del lines[at]
+            elif defect == "line-doubled":
+                lines.insert(at, lines[at])
+            else:
+                lines[at], lines[at + 1] = lines[at + 1], lines[at]
+        return Scenario(operation, state, "\n".join(lines), defect)
+
+    return draw_seeded()
+
+
+OPERATIONS = tuple(HAND_WRITTEN) + elementwise_operations() + seeded_operations()

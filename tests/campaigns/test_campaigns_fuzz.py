@@ -21,7 +21,7 @@ from pto_avs.contract import loader, spec_data
 from pto_avs.avs.campaigns import fuzz
 from pto_avs.avs.campaigns.reproducer import REPRODUCER_SOURCE
 from pto_avs.avs.campaigns.scenarios import (ELEMENTWISE_CLASSES, HAND_WRITTEN, OPERATIONS, composition, elementwise_operations,
-                                             scenarios)
+                                             scenarios, seeded_operations, shipped_seeds)
 from pto_avs.contract.compare import compare
 from pto_avs.device_model import dtypes
 from pto_avs.device_model.ops import registry
@@ -243,8 +243,53 @@ def test_every_registered_elementwise_operation_is_drawable():
 
 
 def test_unknown_operation_is_refused():
-    with pytest.raises(ValueError, match="unknown operation 'TCOLMAX'"):
-        scenarios("TCOLMAX")
+    with pytest.raises(ValueError, match="unknown operation 'TNOSUCH'"):
+        scenarios("TNOSUCH")
+
+
+def test_every_registered_operation_is_drawable_and_every_seeded_one_has_seeds():
+    """--op takes all 109 operations: the builders' and the seeded ones together are the registry,
+    and each seeded operation has shipped cases with a text program to start from."""
+    assert set(OPERATIONS) == set(registry.OPERATIONS) and len(OPERATIONS) == len(set(OPERATIONS)) == 109
+    assert not set(seeded_operations()) & (set(HAND_WRITTEN) | set(elementwise_operations()))
+    assert {"TLOAD", "TSTORE", "MSCATTER", "TMATMUL", "TSORT", "TROWSUM", "TIMG2COL"} <= set(seeded_operations())
+    assert all(shipped_seeds(operation) for operation in seeded_operations())
+
+
+def test_seeded_scenarios_run_on_the_golden_model_of_both_profiles():
+    """Every seeded operation's draws run on the golden model of both profiles without a golden
+    error; the perturbed programs reach faults as well as legal runs."""
+    devices = [open_device("golden:pto-v0"), open_device("golden:hw-ieee")]
+    judge = fuzz.Judge(devices[0], devices[0])
+    faults, defects = Counter(), Counter()
+    for operation in seeded_operations():
+        for scenario in _drawn(operation, 4):
+            for device in devices:
+                observation = device.execute(judge.case(scenario))
+                assert observation.error is None or observation.error.startswith(fuzz.REFUSED_STATE), \
+                    (operation, observation.error, scenario.program)
+                faults[observation.fault] += 1
+            defects[scenario.defect] += 1
+    assert faults[None] >= sum(faults.values()) // 2, faults
+    assert len(faults) >= 3 and {"none", "line-dropped", "line-doubled", "lines-swapped"} <= set(defects), (faults, defects)
+
+
+def test_seeded_campaign_compares_memory_and_its_reproducer_keeps_the_memory(tmp_path, monkeypatch):
+    """A mutant TSTORE that also writes the padding Words past the valid region disagrees on
+    memory (and on the store events that write those Words), never on a tile; the reproducer
+    carries the initial memory and replays the disagreement."""
+    result = fuzz.run_campaign("mutant:tstore-stores-padding@pto-v0", "TSTORE", 120, 3, tmp_path, "pto-avs fuzz (test)",
+                               shrink_budget=0)
+    assert result.disagreements > 0 and not result.golden_errors
+    memory_kind = next(s for s in result.kinds if "memory" in s[1])
+    assert all(set(s[1]) <= {"memory", "events"} for s in result.kinds), result.kinds
+    disagreement, _ = result.shrunk[memory_kind]
+    case = _load_reproducer(tmp_path / f"{fuzz.disagreement_id(disagreement)}.yaml", monkeypatch)
+    assert case.state["memory"]["size"] >= 256 and case.expect["memory"]
+    golden, mutant = open_device("golden:pto-v0"), open_device("mutant:tstore-stores-padding@pto-v0")
+    assert compare(case, golden.execute(case), golden.capabilities.aspects).outcome == "pass"
+    verdict = compare(case, mutant.execute(case), mutant.capabilities.aspects)
+    assert verdict.outcome == "fail" and "memory" in verdict.failed and set(verdict.failed) <= {"memory", "events"}
 
 
 def _drawn(operation: str, examples: int, seed: int = 5) -> list:
