@@ -43,10 +43,11 @@ def descriptor_legal(tile: Optional[Tile], limit: int) -> bool:
             and generic_indexing_permitted(tile.layout, tile.dtype.bits, tile.rows, tile.cols))
 
 
-def cooperative_matrix_ready(tile: Optional[Tile], limit: int) -> bool:
+def cooperative_matrix_ready(tile: Optional[Tile], limit: int, published: bool) -> bool:
     """SharedTileCooperativeMatrixReady: a legal register allocated (and initialized) on all
-    four PEs, published, its contents defined."""
-    return descriptor_legal(tile, limit) and tile.mask == ALL_PES and tile.contents_defined()
+    four PEs, published (``published``: not left unpublished by a TMOV.L2S.INSERT), its
+    contents defined."""
+    return descriptor_legal(tile, limit) and tile.mask == ALL_PES and published and tile.contents_defined()
 
 
 def read_schema_legal(tile: Optional[Tile], valid_rows: int, valid_cols: int, cols: int, dtype,

@@ -336,7 +336,7 @@ def _shared_operands(state, block, m: int, n: int, k: int, left, right, scaled, 
     for (name, rows, cols, dtype, transpose), (shared_id, size_code, _) in zip(groups, block.shared):
         stored_rows, stored_cols = (cols, rows) if transpose else (rows, cols)
         register = state.shared_tiles[shared_id]
-        if (size_code or not registers.cooperative_matrix_ready(register, limit)
+        if (size_code or not registers.cooperative_matrix_ready(register, limit, shared_id not in state.unpublished_shared)
                 or not registers.read_schema_legal(register, stored_rows, stored_cols, stored_cols, dtype,
                                                    "RowMajor", limit)):
             raise tile_legality(f"S{shared_id} is not a Shared {name} source: a register ready on all four PEs, "

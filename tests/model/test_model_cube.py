@@ -182,3 +182,24 @@ def test_a_shared_register_on_three_pes_is_not_cooperative_ready():
     m.write_shared_tile(5, np.array(STORED_B, dtype=np.uint64))
     assert m.run(_shared_block("BSTART.TMATMUL S8", 2, 2, 4, [5], [1], "B.FPATR TransB=1")).fault == \
         "Fault_TileLegality"
+
+
+@pytest.mark.parametrize("form, fault", [("INSERT", "Fault_TileLegality"), ("PUBLISH", None)])
+def test_a_new_register_left_unpublished_by_insert_is_not_a_shared_source(form, fault):
+    # SharedTileCooperativeMatrixReady asks `published`: TMOV.L2S.INSERT into a new register
+    # leaves it unpublished (AtomicUpdateSharedTileWithPublication), .PUBLISH publishes it.
+    m = Machine(profile="pto-v0")
+    _cube(m, 1, "S8", "CUBE_M16", A_S8)
+    m.configure_tile(2, dtype="S8", capacity=128, cols=4, valid=(2, 4), layout="RowMajor", location="Any", mask="1111")
+    rows, cols = m.tile_shape(2)
+    words = np.zeros((rows, cols), dtype=np.uint64)
+    words[:2] = STORED_B
+    m.write_tile(2, words, np.ones((rows, cols), dtype=bool))
+    assert m.run(f"BSTART.TMOV.L2S.{form} S8\nB.IOT T2, mask=1111, <last>\nB.IOS mask=1111, ->S5<1>\nBSTOP").fault is None
+    before = m.snapshot()
+    result = m.run(_shared_block("BSTART.TMATMUL S8", 2, 2, 4, [5], [1], "B.FPATR TransB=1"))
+    assert result.fault == fault
+    if fault:
+        assert not before.differences(m.snapshot())
+    else:
+        assert m.snapshot().tiles[0].words[:2, :2].tolist() == [[5, 5], [13, 13]]
