@@ -397,6 +397,8 @@ def run(op: str, t: DataType, mode: RoundingMode, operands, exact_kernel):
 
 def _run_fp32(op, mode, operands, exact_kernel):
     """FP32 add ... sqrt in binary32 (``ieee_fast32``), block by block."""
+    if not ieee_fast32.gradual_underflow():
+        return exact_kernel(*operands)
     size = operands[0].size
     words = np.empty(size, dtype=U64)
     flags = np.empty(size, dtype=np.uint8)

@@ -43,6 +43,10 @@ results are the canonical NaN (NV for a signalling operand or an invalid
 operation: no NaN operand); infinite results from an infinite operand are exact;
 x/0 with x finite and nonzero raises DZ; an exact zero sum is -0 under RTM
 (SPEC-CHOICE 19), numpy's +0/-0 otherwise.
+
+All of this needs gradual underflow in the host's binary32 arithmetic; each call
+checks it first (``gradual_underflow``) and takes the exact kernel where a
+flush-to-zero mode is set.
 """
 from __future__ import annotations
 
@@ -90,6 +94,18 @@ def _overflow_words(mode):
     """The overflow results (int32 words) of a positive and of a negative value."""
     low, high = overflow_result(np.array([False, True]), _dtype("FP32"), mode, False)
     return _I32(np.uint32(low).view(_I32)), _I32(np.uint32(high).view(_I32))
+
+
+_TINY = np.array([2.0 ** -149, 2.0 ** -126], dtype=_F32)  # the smallest subnormal, the smallest normal
+
+
+def gradual_underflow() -> bool:
+    """The host's binary32 arithmetic keeps subnormals, operands and results (no
+    flush-to-zero or denormals-are-zero mode, which a library loaded into the process
+    may have set): otherwise the caller takes the exact kernel."""
+    doubled = _TINY + _TINY
+    halved = _TINY * _F32(0.5)
+    return bool(doubled[0] == _F32(2.0 ** -148) and halved[1] == _F32(2.0 ** -127))
 
 
 _SCRATCH: list = []

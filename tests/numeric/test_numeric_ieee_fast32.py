@@ -107,6 +107,17 @@ def test_blocks_of_every_size(op):
             _check(op, mode, np.resize(a, size), np.resize(b, size))
 
 
+def test_a_flush_to_zero_host_takes_the_exact_kernel(monkeypatch):
+    assert ieee_fast32.gradual_underflow()
+    a, b = edge_pairs("MUL", 1 << 6, seed=3)
+    calls = []
+    monkeypatch.setattr(ieee_fast32, "gradual_underflow", lambda: calls.append(1) or False)
+    monkeypatch.setattr(ieee_fast32, "block", None)  # never reached
+    for op in OPS:
+        _check(op, "RTP", a, b)
+    assert len(calls) == len(OPS)
+
+
 def test_twosum_intermediate_overflow():
     """a - b with a = -1.32e38 and b = -max: c is finite, TwoSum's a - c overflows."""
     a, b = np.array([0xFEC624B7], dtype=np.uint32), np.array([0xFF7FFFFF], dtype=np.uint32)
