@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import threading
 from functools import lru_cache
 
 from ..dtypes import dtype as _dtype
@@ -108,14 +109,15 @@ def gradual_underflow() -> bool:
     return bool(doubled[0] == _F32(2.0 ** -148) and halved[1] == _F32(2.0 ** -127))
 
 
-_SCRATCH: list = []
+_SCRATCH = threading.local()
 
 
 def scratch(size) -> Scratch:
-    """A cached block scratch of at least ``size`` lanes (one per process: fresh pages cost)."""
-    if not _SCRATCH or _SCRATCH[0].c.size < size:
-        _SCRATCH[:] = [Scratch(size)]
-    return _SCRATCH[0]
+    """A cached block scratch of at least ``size`` lanes, one per thread (fresh pages cost)."""
+    held = getattr(_SCRATCH, "held", None)
+    if held is None or held.c.size < size:
+        held = _SCRATCH.held = Scratch(size)
+    return held
 
 
 def _signalling(words):

@@ -118,6 +118,17 @@ def test_a_flush_to_zero_host_takes_the_exact_kernel(monkeypatch):
     assert len(calls) == len(OPS)
 
 
+def test_threads_have_their_own_scratch():
+    from concurrent.futures import ThreadPoolExecutor
+
+    a, b = edge_pairs("ADD", 1 << 12, seed=11)
+    expected = ieee_float.exact_add(a, b, "FP32", "RTZ")
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda _: ieee_float.add(a, b, "FP32", "RTZ"), range(8)))
+    for words, flags in results:
+        assert (words == expected[0]).all() and (flags == expected[1]).all()
+
+
 def test_twosum_intermediate_overflow():
     """a - b with a = -1.32e38 and b = -max: c is finite, TwoSum's a - c overflows."""
     a, b = np.array([0xFEC624B7], dtype=np.uint32), np.array([0xFF7FFFFF], dtype=np.uint32)
