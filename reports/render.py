@@ -225,9 +225,10 @@ def report_files(out: Path) -> list[tuple[Path, int]]:
 
 
 def render(results: Path, out: Path, name: str = "pto-avs", install: bool = True,
-           single_file: bool = True, force: bool = False, quiet: bool = True) -> Path:
+           single_file: bool = True, force: bool = False, quiet: bool = True, notes: Optional[list] = None) -> Path:
     """Generate the HTML report of ``results`` into ``out`` (replaced whole, or left as it was):
-    self-contained pages by default, Allure's served multi-file report with ``single_file=False``.
+    self-contained pages by default, Allure's served multi-file report with ``single_file=False``
+    or when the self-contained one would be larger than SELF_CONTAINED_BYTES (said in ``notes``).
     Unless ``quiet``, how long ``allure generate`` has run so far goes to stderr."""
     results, out = Path(results).resolve(), Path(out).resolve()
     if not force and not atomic.ours(out, _earlier_report):  # before any work: nothing of it is lost
@@ -245,25 +246,44 @@ def render(results: Path, out: Path, name: str = "pto-avs", install: bool = True
     out.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
-        staged = work / "report"
-        config = work / "allurerc.json"
-        config.write_text(json.dumps(allure_config(results, staged, name, single_file), indent=2))
-        count = sum(1 for _ in results.glob("*-result.json"))
-        with Progress(f"allure-html: generating the report of {count} results", None, quiet=quiet) as progress:
-            done = _generate([node, str(ALLURE_CLI), "generate", str(results), "--config", str(config)], work,
-                             progress)
-        missing = [v for v in VIEWS if not (staged / v / "index.html").is_file()]
-        if done.returncode != 0 or missing or not (staged / "index.html").is_file():
-            raise RenderError(f"allure generate failed (exit {done.returncode}"
-                              + (f", no view {', '.join(missing)}" if missing else "")
-                              + f"):\n{done.stdout}{done.stderr}")
-        finish_pages(staged)
-        if single_file:
-            share_view_data(staged)
+        staged = _generate_report(node, results, work, name, single_file, quiet)
+        size = sum(n for _, n in report_files(staged))
+        if single_file and size > SELF_CONTAINED_BYTES:
+            shutil.rmtree(staged)
+            staged = _generate_report(node, results, work, name, False, quiet)
+            if notes is not None:
+                notes.append(f"the self-contained report would be {size / 1e6:.1f} MB, above its bound of "
+                             f"{SELF_CONTAINED_BYTES / 1e6:.0f} MB: wrote the served form instead")
         atomic.replace_dir(staged, out, force=force, recognise=_earlier_report, how_to_force="--force")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return out
+
+
+# The self-contained form above this many bytes in all is written served instead, and the
+# command says so: a report past it no longer opens from disk within seconds.
+SELF_CONTAINED_BYTES = 50_000_000
+
+
+def _generate_report(node: str, results: Path, work: Path, name: str, single_file: bool, quiet: bool) -> Path:
+    """``allure generate`` of ``results`` into ``work/report``, its pages finished (and, when
+    ``single_file``, its views' data shared): the staged report."""
+    staged = work / "report"
+    config = work / "allurerc.json"
+    config.write_text(json.dumps(allure_config(results, staged, name, single_file), indent=2))
+    count = sum(1 for _ in results.glob("*-result.json"))
+    with Progress(f"allure-html: generating the report of {count} results", None, quiet=quiet) as progress:
+        done = _generate([node, str(ALLURE_CLI), "generate", str(results), "--config", str(config)], work,
+                         progress)
+    missing = [v for v in VIEWS if not (staged / v / "index.html").is_file()]
+    if done.returncode != 0 or missing or not (staged / "index.html").is_file():
+        raise RenderError(f"allure generate failed (exit {done.returncode}"
+                          + (f", no view {', '.join(missing)}" if missing else "")
+                          + f"):\n{done.stdout}{done.stderr}")
+    finish_pages(staged)
+    if single_file:
+        share_view_data(staged)
+    return staged
 
 
 def _generate(command: list, cwd: Path, progress: Progress) -> subprocess.CompletedProcess:
@@ -311,15 +331,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    notes: list = []
     try:
         out = render(args.results, args.out, args.name, install=not args.no_install,
-                     single_file=not args.served, force=args.force, quiet=getattr(args, "quiet", False))
+                     single_file=not args.served, force=args.force, quiet=getattr(args, "quiet", False), notes=notes)
     except (RenderError, OSError) as exc:
         print(f"pto-avs allure-html: {exc}", file=sys.stderr)
         return 2
     files = report_files(out)
+    served = args.served or bool(notes)
+    for note in notes:
+        print(f"pto-avs allure-html: {note}")
     print(f"{out / 'index.html'}: {len(files)} files, {sum(n for _, n in files) / 1e6:.1f} MB"
-          + ("; serve it over http" if args.served else "; opens from disk"))
+          + (f"; serve it over http: python3 -m http.server -d {out} -b 127.0.0.1" if served else "; opens from disk"))
     return 0
 
 

@@ -157,3 +157,30 @@ def test_a_view_page_in_another_shape_is_an_error_not_a_broken_report(tmp_path):
     report = _pages(tmp_path / "report")
     with pytest.raises(render.RenderError, match="Allure's single-file page changed"):
         render.share_view_data(report)
+
+
+@pytest.mark.parametrize("bound, served", [(10_000, True), (10_000_000, False)])
+def test_a_self_contained_report_past_its_bound_is_written_served_and_the_command_says_so(
+        tmp_path, monkeypatch, capsys, bound, served):
+    results, out = _results(tmp_path / "res"), tmp_path / "out"
+    forms = []
+
+    def generate(node, results_dir, work, name, single_file, quiet):  # stands in for allure generate
+        forms.append("self-contained" if single_file else "served")
+        staged = _pages(work / "report")
+        (staged / ("report-data.js" if single_file else "data.json")).write_bytes(b"x" * 20_000)
+        return staged
+
+    monkeypatch.setattr(render, "_generate_report", generate)
+    monkeypatch.setattr(render, "ALLURE_CLI", Path(render.__file__))  # present, never run
+    monkeypatch.setattr(render, "node_executable", lambda: "node")
+    monkeypatch.setattr(render, "SELF_CONTAINED_BYTES", bound)
+    assert render.main([str(results), str(out), "--no-install"]) == 0
+    printed = capsys.readouterr().out
+    assert forms == (["self-contained", "served"] if served else ["self-contained"])
+    assert (out / "data.json").is_file() == served and (out / "report-data.js").is_file() != served
+    if served:
+        assert "would be 0.0 MB, above its bound of 0 MB: wrote the served form instead" in printed
+        assert "serve it over http: python3 -m http.server" in printed
+    else:
+        assert "opens from disk" in printed and "served form" not in printed
