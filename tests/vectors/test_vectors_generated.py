@@ -56,6 +56,21 @@ def test_a_run_narrowed_to_some_operations_removes_no_file(tmp_path):
     assert engine.differing_files(files, tmp_path, owns) == ["PTO-AVS-X-TFAKE-001.yaml"]
 
 
+def test_one_family_run_alone_keeps_the_file_another_family_writes_under_its_glob(tmp_path, monkeypatch):
+    # A family's PTO-AVS-X-TFAKE-* also matches the strength-like family's own file: run alone,
+    # the first neither flags it as stale nor removes it; run together, nothing is stale either.
+    broad = _fake_family()
+    strength = engine.Family("fake_strength", ("TFAKE",), lambda operations: {"PTO-AVS-X-TFAKE-STRENGTH-001.yaml": "s\n"},
+                             owns=("PTO-AVS-X-TFAKE-STRENGTH-001.yaml",))
+    monkeypatch.setattr(engine, "families", lambda: [broad, strength])
+    assert engine.run("generate", tmp_path) == 0
+    assert engine.run("check", tmp_path, among=[broad]) == 0
+    assert engine.run("generate", tmp_path, among=[broad]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["PTO-AVS-X-TFAKE-001.yaml", "PTO-AVS-X-TFAKE-STRENGTH-001.yaml"]
+    (tmp_path / "PTO-AVS-X-TFAKE-002.yaml").write_text("old\n")  # still stale: no family writes it
+    assert engine.run("check", tmp_path, among=[broad]) == 1
+
+
 def test_the_command_line_rejects_an_operation_no_family_writes(capsys):
     with pytest.raises(SystemExit) as stop:
         engine.main(["check", "TNOSUCHOP"])

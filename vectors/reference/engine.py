@@ -464,20 +464,30 @@ def spec_id_family(name: str, operations, spec_cases: Callable[[str, str], list]
 def generated_files(operations=None, among=None) -> tuple[dict, tuple]:
     """File name -> text of the files of ``among`` (default: every family), of ``operations``
     when given, and the owned globs of the families whose every operation is included:
-    (files, owned globs)."""
+    (files, owned globs). A file that a family left out of the run also owns (a family's
+    ``PTO-AVS-X-TCOLMAX-*`` and the strength family's ``PTO-AVS-X-TCOLMAX-STRENGTH-001.yaml``)
+    is excluded (a ``!glob`` entry): narrowing a run never removes or flags another's file."""
     files, owns = {}, []
     wanted = set(operations) if operations else None
-    for family in among or families():
+    selected = list(among or families())
+    for family in selected:
         ops = tuple(op for op in family.operations if wanted is None or op in wanted)
         if ops:
             files.update(family.files(ops))
         if ops == family.operations:  # a run over all its operations can tell a stale file
             owns += family.owns
+    if owns:
+        names = {family.name for family in selected}
+        owns += [f"!{pattern}" for family in families() if family.name not in names for pattern in family.owns]
     return files, tuple(owns)
 
 
 def _owned(out_dir: Path, owns) -> set:
-    return {path.name for pattern in owns for path in out_dir.glob(pattern)}
+    """The names in ``out_dir`` matched by the globs of ``owns`` and by none of its ``!globs``."""
+    def matched(patterns):
+        return {path.name for pattern in patterns for path in out_dir.glob(pattern)}
+
+    return matched(p for p in owns if not p.startswith("!")) - matched(p[1:] for p in owns if p.startswith("!"))
 
 
 def owned_paths(directory: Path, *owners: Family) -> list[Path]:
