@@ -45,6 +45,7 @@ class Progress:
         self.interval = interval if interval is not None else (TTY_INTERVAL if self.tty else PLAIN_INTERVAL)
         self.done = 0
         self.start = clock()
+        self._first: Optional[tuple] = None  # (steps done, time) at the first advance: the start-up is behind it
         self._last_shown: Optional[float] = None
         self._width = 0  # length of the terminal line last written
         self.finished = False
@@ -54,6 +55,8 @@ class Progress:
     def advance(self, steps: int = 1) -> None:
         self.done += steps
         now = self.clock()
+        if self._first is None:
+            self._first = (self.done, now)
         if self.quiet:
             return
         since = now - (self._last_shown if self._last_shown is not None else self.start)
@@ -72,8 +75,12 @@ class Progress:
         else:
             text = f"{self.label}: {self.done} {self.unit}"
         text += f", {rate:.3g} {self.unit}/s" if rate else ""
-        if self.total and rate and self.done < self.total:
-            text += f", {duration((self.total - self.done) / rate)} left"
+        # Time left at the rate since the first step: a slow start (a device that loads for
+        # minutes before its first answer) would otherwise predict hours for a run of seconds.
+        if self.total and self._first is not None and self.done < self.total:
+            steps, since = self.done - self._first[0], (self.clock() if now is None else now) - self._first[1]
+            if steps > 0 and since > 0:
+                text += f", {duration((self.total - self.done) * since / steps)} left"
         return text
 
     def finish(self, summary: str = "") -> None:

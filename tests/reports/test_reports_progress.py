@@ -66,8 +66,8 @@ def test_a_terminal_line_rewrites_itself_and_ends_with_the_summary():
         drive(progress, clock, 2, 1.0)  # 4.1 s in all
     text = stream.getvalue()
     assert [segment.rstrip() for segment in text.split("\r")[1:]] == [
-        "sweep dev: 1/4 pairs (25.0%), 0.5 pairs/s, 6s left",
-        "sweep dev: 3/4 pairs (75.0%), 0.968 pairs/s, 1s left",
+        "sweep dev: 1/4 pairs (25.0%), 0.5 pairs/s",  # no time left before a second step
+        "sweep dev: 3/4 pairs (75.0%), 0.968 pairs/s, 1s left",  # 2 steps in 1.1 s since the first: 0.55 s
         "sweep dev: 4/4 pairs (100.0%), 0.976 pairs/s",
         "sweep dev: 4 pairs in 4s (0.976 pairs/s)"]
     assert screen(text) == ["sweep dev: 4 pairs in 4s (0.976 pairs/s)"]  # shorter lines wipe the longer
@@ -79,10 +79,10 @@ def test_clear_wipes_the_terminal_line_before_a_line_of_the_commands_own():
     progress = Progress("mutants", 10, stream=stream, clock=clock)
     drive(progress, clock, 1, 1.0)
     progress.clear()
-    width = len("mutants: 1/10 cases (10.0%), 1 cases/s, 9s left")
+    width = len("mutants: 1/10 cases (10.0%), 1 cases/s")
     assert stream.getvalue().endswith("\r" + " " * width + "\r")
-    drive(progress, clock, 1, 0.01)  # drawn again at once after a clear
-    assert stream.getvalue().endswith("\rmutants: 2/10 cases (20.0%), 1.98 cases/s, 4s left")
+    drive(progress, clock, 1, 0.01)  # drawn again at once after a clear: 8 left at 0.01 s each
+    assert stream.getvalue().endswith("\rmutants: 2/10 cases (20.0%), 1.98 cases/s, 0s left")
 
 
 def test_quiet_writes_nothing_at_all():
@@ -126,3 +126,16 @@ def test_pto_avs_compare_shows_each_devices_progress_on_stderr_and_nothing_under
     assert "compare mutant" not in captured.out  # the report on stdout is unchanged by progress
     assert bringup.main(["--device", "mutant:tmuls-int-saturates", "--vectors", str(vector), "-q"]) == 1
     assert capsys.readouterr().err == ""
+
+
+def test_time_left_follows_the_rate_after_the_first_step_not_the_start_up():
+    # A device that takes 100 s to start, then answers a case a second: 10 cases, 2 done at
+    # 101 s leave 8 cases, 8 s (not the 400 s the average of 2 cases in 101 s would give).
+    clock, stream = Clock(), io.StringIO()
+    progress = Progress("spec-check aslref", 10, "cases", stream=stream, clock=clock, interval=0)
+    clock.now += 100
+    progress.advance()
+    assert "left" not in stream.getvalue()  # one step: no rate after the start-up yet
+    clock.now += 1
+    progress.advance()
+    assert stream.getvalue().splitlines()[-1] == "spec-check aslref: 2/10 cases (20.0%), 0.0198 cases/s, 8s left"
