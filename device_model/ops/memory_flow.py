@@ -286,16 +286,7 @@ def shared_store(op, state, block, function: int):
                             f"{dtype.name} {layout} columns")
     capacity = register.capacity if register is not None else minimum_capacity(valid_rows, valid_cols, cols, dtype)
     tile = new_ordinary_tile(dtype, layout, "Any", capacity, cols, valid_rows, valid_cols, 0b1111)
-    elements = tile.valid_index.ravel()
-    quarters = element_quarters(elements, dtype, capacity)
-    selected = pe_selected(mask, quarters)
-    elements, quarters = elements[selected], quarters[selected]
-    rows_, cols_ = (grid.ravel()[selected] for grid in np.indices((valid_rows, valid_cols)))
-    bases, strides = per_pe_bases_and_strides(state, block, cols, dtype)
-    footprint = pe_footprint(bases, strides, quarters, rows_, cols_, dtype, write=True)
-    fault = memory.probe(footprint, state.memory_size)
-    if fault is not None:
-        raise fault
+    elements, quarters, footprint = _shared_transfer(state, block, tile, mask, write=True)
     values = shared_words(register, shared_id, elements, quarters)
     room = memory.MEMORY_EVENT_LIMIT - len(state.memory_events)
     return Publication(memory=memory.write(state.memory, footprint, values),
@@ -306,6 +297,23 @@ def shared_store(op, state, block, function: int):
 # The Shared destination form of TLOAD (Function 0 with a destination B.IOS):
 # ExecuteBundleSharedTLSUOperation and TLOADShared (asl/tile/model/memory/shared-movement.asl),
 # the register updated as AtomicUpdateSharedTile (shared-registers.asl) does.
+
+def _shared_transfer(state, block, tile, mask: int, write: bool) -> tuple:
+    """The valid elements of ``tile`` in the quarters of the PEs of ``mask`` (storage index and
+    quarter, in element order) and their memory footprint from each PE's base and stride,
+    probed: a data fault is raised before anything is read or written."""
+    elements = tile.valid_index.ravel()
+    quarters = element_quarters(elements, tile.dtype, tile.capacity)
+    selected = pe_selected(mask, quarters)
+    elements, quarters = elements[selected], quarters[selected]
+    rows_, cols_ = (grid.ravel()[selected] for grid in np.indices((tile.valid_rows, tile.valid_cols)))
+    bases, strides = per_pe_bases_and_strides(state, block, tile.cols, tile.dtype)
+    footprint = pe_footprint(bases, strides, quarters, rows_, cols_, tile.dtype, write=write)
+    fault = memory.probe(footprint, state.memory_size)
+    if fault is not None:
+        raise fault
+    return elements, quarters, footprint
+
 
 def shared_update_compatible(state, shared_id: int, tile, mask: int) -> bool:
     """SharedTileUpdateCompatible: a legal Shared shape; an existing register takes only PEs it is
@@ -373,16 +381,7 @@ def shared_load(op, state, block):
     tile = new_ordinary_tile(dtype, layout, "Any", capacity, cols, valid_rows, valid_cols, mask)
     if not shared_update_compatible(state, shared_id, tile, mask):
         raise tile_legality(f"{op.NAME}: S{shared_id} cannot take a {capacity} B {dtype.name} tile on PEs {mask:04b}")
-    elements = tile.valid_index.ravel()
-    quarters = element_quarters(elements, dtype, capacity)
-    selected = pe_selected(mask, quarters)
-    elements, quarters = elements[selected], quarters[selected]
-    rows_, cols_ = (grid.ravel()[selected] for grid in np.indices((valid_rows, valid_cols)))
-    bases, strides = per_pe_bases_and_strides(state, block, cols, dtype)
-    footprint = pe_footprint(bases, strides, quarters, rows_, cols_, dtype, write=False)
-    fault = memory.probe(footprint, state.memory_size)
-    if fault is not None:
-        raise fault
+    elements, quarters, footprint = _shared_transfer(state, block, tile, mask, write=False)
     raw = memory.read(state.memory, footprint)
     values = decode_loaded(raw, dtype, footprint.nibble) & U64(tile.element_mask)
     room = memory.MEMORY_EVENT_LIMIT - len(state.memory_events)
