@@ -904,17 +904,29 @@ def _entries_wrapped(names, wrap):
     return Patch("pto_avs.device_model.ops.registry:OPERATIONS", entries)
 
 
-def _overwriting(publication):
-    """The same publication, but its flags replace NumericStatus instead of joining it."""
+def _status_replaced(publication):
+    """The same publication (tiles, memory, events), but its flags replace NumericStatus
+    instead of joining it."""
     from ..device_model.ops.common import Publication
 
-    class Overwriting(Publication):
+    class Replacing(Publication):
         def apply(self, state):
             new = super().apply(state)
             new.status = self.flags & 0x1F
             return new
 
-    return Overwriting(publication.tiles, publication.flags)
+    return Replacing(**{f.name: getattr(publication, f.name) for f in dataclasses.fields(publication)})
+
+
+def _status_overwritten_by(operations) -> tuple:
+    """The registry entries of ``operations`` with each block's and call's publication
+    replacing NumericStatus by its flags (``_status_replaced``)."""
+    def wrap(entry):
+        commit, direct = entry.commit_bundle, entry.direct
+        entry.commit_bundle = lambda state, block, profile: _status_replaced(commit(state, block, profile))
+        entry.direct = lambda state, call, profile: _status_replaced(direct(state, call, profile))
+        return entry
+    return (_entries_wrapped(operations, wrap),)
 
 
 ARITHMETIC_UNIT = ("TADD", "TSUB", "TMUL", "TDIV", "TREM", "TFMA", "TSQRT", "TRSQRT", "TRECIP", "TEXP", "TLOG",
@@ -925,12 +937,7 @@ ARITHMETIC_UNIT = ("TADD", "TSUB", "TMUL", "TDIV", "TREM", "TFMA", "TSQRT", "TRS
         "its block's flags into NumericStatus instead of ORing them into the sticky status, so flags recorded "
         "before the block are lost")
 def _arith_status_overwritten():
-    def wrap(entry):
-        commit, direct = entry.commit_bundle, entry.direct
-        entry.commit_bundle = lambda state, block, profile: _overwriting(commit(state, block, profile))
-        entry.direct = lambda state, call, profile: _overwriting(direct(state, call, profile))
-        return entry
-    return (_entries_wrapped(ARITHMETIC_UNIT, wrap),)
+    return _status_overwritten_by(ARITHMETIC_UNIT)
 
 
 def _fill_rewritten(rewrite):
@@ -1628,30 +1635,11 @@ COUNTER_WRAP = 4096  # a 12-bit element or lane counter
 ADDRESS_BITS = 16  # an address decoder sized for the model's largest memory (65,536 bytes)
 
 
-def _status_replaced(publication):
-    """The same publication (tiles, memory, events), but its flags replace NumericStatus
-    instead of joining it."""
-    from ..device_model.ops.common import Publication
-
-    class Replacing(Publication):
-        def apply(self, state):
-            new = super().apply(state)
-            new.status = self.flags & 0x1F
-            return new
-
-    return Replacing(**{f.name: getattr(publication, f.name) for f in dataclasses.fields(publication)})
-
-
 @mutant("tlsu-status-overwritten", "the TLSU memory and move operations (TLOAD, TSTORE, TPREFETCH, the indexed "
         "gathers and scatters, TMOV, GMOV) write their block's flags (none) into NumericStatus instead of ORing "
         "them into the sticky status, so the status recorded before the block is cleared")
 def _tlsu_status_overwritten():
-    def wrap(entry):
-        commit, direct = entry.commit_bundle, entry.direct
-        entry.commit_bundle = lambda state, block, profile: _status_replaced(commit(state, block, profile))
-        entry.direct = lambda state, call, profile: _status_replaced(direct(state, call, profile))
-        return entry
-    return (_entries_wrapped(TLSU_OPERATIONS, wrap),)
+    return _status_overwritten_by(TLSU_OPERATIONS)
 
 
 @mutant("indexed-lane-index-wraps", "the indexed TLSU operations count lanes with a 12-bit counter: lane i reads "
