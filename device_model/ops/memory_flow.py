@@ -260,19 +260,26 @@ def pe_selected(mask: int, pes: np.ndarray) -> np.ndarray:
     return ((mask >> (3 - pes.astype(np.int64))) & 1).astype(bool)
 
 
+def _the_shared_binding(op, block) -> tuple:
+    """The one B.IOS of a Shared TSTORE or TLOAD (SharedId, SizeCode, PE mask), after the checks
+    both forms make first in the spec's order: exactly one B.IOS (Fault_TileLegality), the B.IOR
+    schema (Fault_BundleControl), the B.DATR fields the operation takes."""
+    if len(block.shared) != 1:
+        raise tile_legality(f"{op.NAME}: a Shared form binds exactly one B.IOS")
+    if not block.scalar_schema_legal(op.GPR_INPUTS):
+        raise bundle_control(f"{op.NAME}: B.IOR RegSrc2 and RegDst must be zero")
+    blocks._check_datr_applicability(block, op)
+    return block.shared[0]
+
+
 def shared_store(op, state, block, function: int):
     """One Shared-source TSTORE: the checks in the spec's order (each Fault_TileLegality but the
     B.IOR schema, Fault_BundleControl), every selected element's store probed, then stored."""
     from .. import shared as registers  # the Shared register reads (device_model/shared.py)
     from ..state import new_ordinary_tile
 
-    if len(block.shared) != 1:
-        raise tile_legality(f"{op.NAME}: a Shared form binds exactly one B.IOS")
-    shared_id, size_code, mask = block.shared[0]
+    shared_id, size_code, mask = _the_shared_binding(op, block)
     dtype = block.data_type
-    if not block.scalar_schema_legal(op.GPR_INPUTS):
-        raise bundle_control(f"{op.NAME}: B.IOR RegSrc2 and RegDst must be zero")
-    blocks._check_datr_applicability(block, op)
     if (function == 1 and mask != 0b1111) or size_code != 0 or block.bindings:  # SharedStorePEMaskLegal
         raise tile_legality(f"{op.NAME}: Function {function} reads one Shared source (SizeCode 0)"
                             + (" on all four PEs" if function == 1 else "") + " and binds no B.IOT")
@@ -358,13 +365,8 @@ def shared_load(op, state, block):
     from ..layouts import generic_indexing_permitted
     from ..state import SIZE_CODE_BYTES, derived_rows, logical_capacity, new_ordinary_tile, shape_legal
 
-    if len(block.shared) != 1:
-        raise tile_legality(f"{op.NAME}: a Shared form binds exactly one B.IOS")
-    shared_id, size_code, mask = block.shared[0]
+    shared_id, size_code, mask = _the_shared_binding(op, block)
     dtype = block.data_type
-    if not block.scalar_schema_legal(op.GPR_INPUTS):
-        raise bundle_control(f"{op.NAME}: B.IOR RegSrc2 and RegDst must be zero")
-    blocks._check_datr_applicability(block, op)
     if not 1 <= size_code <= 12 or block.bindings:  # BundleSharedBindingIsDestination, TileSizeCodeIsLegal
         raise tile_legality(f"{op.NAME}: the Shared form loads one destination B.IOS (SizeCode 1..12) and binds "
                             "no B.IOT")
