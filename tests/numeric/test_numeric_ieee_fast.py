@@ -18,25 +18,12 @@ import numpy as np
 import pytest
 
 from pto_avs.device_model import dtypes
+from numeric_support import MODES, check_against_exact
 from pto_avs.device_model.numeric import ieee_fast, ieee_float
 
-MODES = ("RNE", "RTZ", "RTP", "RTM", "RNA", "RTO", "RHB")
 OPS = ("ADD", "SUB", "MUL", "DIV", "SQRT")
 LANE = {32: np.uint32, 16: np.uint16, 8: np.uint8}
-FAST = {"ADD": ieee_float.add, "SUB": ieee_float.sub, "MUL": ieee_float.mul, "DIV": ieee_float.div,
-        "SQRT": ieee_float.sqrt, "FMA": ieee_float.fma}
-
-
-def _check(op, dtype, mode, *operands):
-    words, flags = FAST[op](*operands, dtype, mode)
-    exact_words, exact_flags = ieee_float.EXACT[op](*operands, dtype, mode)
-    wrong = np.flatnonzero((words != exact_words) | (flags != exact_flags))
-    if wrong.size:
-        i = wrong[0]
-        shown = ", ".join(f"{int(o[i]):#x}" for o in operands)
-        pytest.fail(f"{op} {dtype} {mode}: {wrong.size} of {words.size} differ; first ({shown}): "
-                    f"fast {int(words[i]):#x}/{int(flags[i]):#04x}, exact {int(exact_words[i]):#x}/{int(exact_flags[i]):#04x}")
-    return words.size
+_check = check_against_exact
 
 
 def edge_operands(dtype):

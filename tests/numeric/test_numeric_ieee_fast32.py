@@ -14,26 +14,15 @@ pairs per operation and mode, every class mixed.
 import numpy as np
 import pytest
 
+from numeric_support import MODES, check_against_exact
 from pto_avs.device_model.numeric import ieee_fast32, ieee_float
 
-MODES = ("RNE", "RTZ", "RTP", "RTM", "RNA", "RTO", "RHB")
 OPS = ("ADD", "SUB", "MUL", "DIV", "SQRT")
-FAST = {"ADD": ieee_float.add, "SUB": ieee_float.sub, "MUL": ieee_float.mul, "DIV": ieee_float.div,
-        "SQRT": ieee_float.sqrt}
 SIGN = np.uint32(0x80000000)
 
 
 def _check(op, mode, a, b):
-    operands = (a,) if op == "SQRT" else (a, b)
-    words, flags = FAST[op](*operands, "FP32", mode)
-    exact_words, exact_flags = ieee_float.EXACT[op](*operands, "FP32", mode)
-    wrong = np.flatnonzero((words != exact_words) | (flags != exact_flags))
-    if wrong.size:
-        i = wrong[0]
-        shown = ", ".join(f"{int(o[i]):#010x}" for o in operands)
-        pytest.fail(f"{op} FP32 {mode}: {wrong.size} of {words.size} differ; first ({shown}): "
-                    f"fast {int(words[i]):#x}/{int(flags[i]):#04x}, exact {int(exact_words[i]):#x}/{int(exact_flags[i]):#04x}")
-    return words.size
+    return check_against_exact(op, "FP32", mode, *((a,) if op == "SQRT" else (a, b)))
 
 
 def _words(rng, n, exp_low, exp_high):
