@@ -236,70 +236,166 @@ def _blend(w, mask, value):
 def block(op, mode, la, lb, out_w, out_f, sc: Scratch):
     """Fill one block's words (uint64) and flags; return the block indices left to
     the exact kernel (or None)."""
+    if op == "SQRT":
+        return _sqrt_block(mode, la, out_w, out_f, sc)
+    if op in ("ADD", "SUB"):
+        return _sum_block(op, mode, la, lb, out_w, out_f, sc)
     k = la.size
     a = la.view(_F32)
-    b = None if lb is None else lb.view(_F32)
+    b = lb.view(_F32)
     c, nz = sc.c[:k], sc.nz[:k]
     ci = c.view(_I32)
-    a64 = b64 = x64 = cb = r = None
-    if op in ("ADD", "SUB"):
-        t1, r = sc.f1[:k], sc.f2[:k]
-        if op == "ADD":  # TwoSum
-            np.add(a, b, out=c)
-            np.subtract(c, a, out=t1)  # the part of b in c
-            np.subtract(c, t1, out=r)  # the part of a in c
-            np.subtract(a, r, out=r)
-            np.subtract(b, t1, out=t1)
-            np.add(r, t1, out=r)
-        else:  # TwoSum of a and -b, signs carried through
-            np.subtract(a, b, out=c)
-            np.subtract(a, c, out=t1)  # the part of b in c
-            np.add(c, t1, out=r)  # the part of a in c
-            np.subtract(a, r, out=r)
-            np.subtract(b, t1, out=t1)
-            np.subtract(r, t1, out=r)
-        np.not_equal(r, 0, out=nz)
-        w = ci if mode is RoundingMode.RNE else _step_add(mode, c, ci, r, nz, sc, k)
+    a64, b64, cb = None, None, sc.d1[:k]
+    if op == "MUL":
+        np.multiply(a, b, out=c)
+        x64, t = sc.d2[:k], sc.d3[:k]
+        np.copyto(x64, a)
+        np.copyto(t, b)
+        x64 *= t  # exact
+        np.copyto(cb, c)
+        np.not_equal(x64, cb, out=nz)
     else:
-        cb = sc.d1[:k]
-        if op == "MUL":
-            np.multiply(a, b, out=c)
-            x64, t = sc.d2[:k], sc.d3[:k]
-            np.copyto(x64, a)
-            np.copyto(t, b)
-            x64 *= t  # exact
-            np.copyto(cb, c)
-            np.not_equal(x64, cb, out=nz)
-        elif op == "DIV":
-            np.divide(a, b, out=c)
-            a64, b64, x64 = sc.d2[:k], sc.d3[:k], sc.d4[:k]
-            np.copyto(a64, a)
-            np.copyto(b64, b)
-            np.copyto(cb, c)
-            np.multiply(cb, b64, out=x64)  # exact
-            np.not_equal(x64, a64, out=nz)
-        else:
-            np.sqrt(a, out=c)
-            a64, x64 = sc.d2[:k], sc.d3[:k]
-            np.copyto(a64, a)
-            np.copyto(cb, c)
-            np.multiply(cb, cb, out=x64)  # exact
-            np.not_equal(x64, a64, out=nz)
-        w = ci if mode is RoundingMode.RNE else _step_f64(op, mode, ci, cb, a64, b64, x64, nz, sc, k)
+        np.divide(a, b, out=c)
+        a64, b64, x64 = sc.d2[:k], sc.d3[:k], sc.d4[:k]
+        np.copyto(a64, a)
+        np.copyto(b64, b)
+        np.copyto(cb, c)
+        np.multiply(cb, b64, out=x64)  # exact
+        np.not_equal(x64, a64, out=nz)
+    w = ci if mode is RoundingMode.RNE else _step_f64(op, mode, ci, cb, a64, b64, x64, nz, sc, k)
     np.multiply(nz.view(np.uint8), _SIXTEEN, out=out_f)
     shifted = np.left_shift(c.view(_U32), _U32(1), out=sc.i3[:k].view(_U32))
     high = shifted.max()
-    low = shifted.min() if (op in ("MUL", "DIV") or (mode is RoundingMode.RTM and op in ("ADD", "SUB"))) else _MAX2
+    low = shifted.min()
     hard = None
     if low <= _MIN_NORMAL2 or high >= _MAX2:
         w, hard = _bands(op, mode, la, lb, a, b, c, ci, cb, a64, b64, x64, w, nz, shifted, low, high, out_f)
     np.copyto(out_w, w.view(_U32))
-    if op in ("ADD", "SUB") and not np.isfinite(np.add.reduce(r)):
-        # an intermediate of TwoSum overflowed (operands near max finite, c finite): not proven here
-        late = np.flatnonzero(~np.isfinite(r) & (shifted < _MAX2))
-        if late.size:
-            hard = late if hard is None else np.concatenate([hard, late])
     return hard
+
+
+_LOW12 = _I32(0xFFF)  # the low 12 bits of a root's significand: 0 in every exact root
+_ROOT_OF_NORMAL = _F32(2.0 ** -63)  # roots of normal operands are at least this
+_MAXF = _F32(np.finfo(np.float32).max)
+
+
+def _sqrt_block(mode, la, out_w, out_f, sc: Scratch):
+    """Square roots of one block (see the module docstring: NX from the root's low bits)."""
+    k = la.size
+    a = la.view(_F32)
+    c, nz = sc.c[:k], sc.nz[:k]
+    ci = c.view(_I32)
+    np.sqrt(a, out=c)
+    if mode in (RoundingMode.RNE, RoundingMode.RNA, RoundingMode.RHB):  # no ties: NX alone decides
+        np.not_equal(np.multiply(c, c, out=sc.f1[:k]), a, out=nz)
+        odd = np.not_equal(np.bitwise_and(ci, _LOW12, out=sc.i2[:k]), 0, out=sc.m1[:k])
+        nz |= odd
+        w = ci
+        if np.fmin.reduce(c) <= _ROOT_OF_NORMAL:  # a subnormal operand (or a zero) in the block
+            where = np.flatnonzero((la - _U32(1)) < _U32(_MIN_NORMAL_CODE - 1))
+            where = where[~odd[where]]  # the others are inexact already
+            if where.size:  # c*c may have rounded: decide in binary64 (exact there)
+                root = c[where].astype(np.float64)
+                nz[where] = root * root != a[where].astype(np.float64)
+    else:
+        cb, a64, x64 = sc.d1[:k], sc.d2[:k], sc.d3[:k]
+        np.copyto(a64, a)
+        np.copyto(cb, c)
+        np.multiply(cb, cb, out=x64)  # exact
+        np.not_equal(x64, a64, out=nz)
+        w = _step_f64("SQRT", mode, ci, cb, a64, None, x64, nz, sc, k)
+    top = c.max()
+    if top != top:  # NaN results (negative operands, NaNs): half of all encodings, whole-block
+        nan = np.isnan(c, out=sc.m2[:k])
+        _blend(w, nan, _I32(_NAN))
+        np.greater(nz, nan, out=nz)  # no NX on a NaN result
+        quiet = np.equal(np.bitwise_and(la, _U32(_NAN), out=sc.i2[:k].view(_U32)), _U32(_NAN), out=sc.m1[:k])
+        np.greater(nan, quiet, out=nan)  # NV: a signalling NaN or a negative operand
+        np.multiply(nz.view(np.uint8), _SIXTEEN, out=out_f)
+        out_f |= nan.view(np.uint8)
+    else:
+        np.multiply(nz.view(np.uint8), _SIXTEEN, out=out_f)
+    np.copyto(out_w, w.view(_U32))
+    return None
+
+
+def _sum_block(op, mode, la, lb, out_w, out_f, sc: Scratch):
+    """Sums and differences of one block: TwoSum, then the lanes whose residual is not
+    finite (NaN and infinite operands, overflow, an intermediate that overflowed) or whose
+    ``|c|`` is the max finite, by index."""
+    k = la.size
+    a, b = la.view(_F32), lb.view(_F32)
+    c = sc.c[:k]
+    ci = c.view(_I32)
+    t1, r = sc.f1[:k], sc.f2[:k]
+    if op == "ADD":  # TwoSum
+        np.add(a, b, out=c)
+        np.subtract(c, a, out=t1)  # the part of b in c
+        np.subtract(c, t1, out=r)  # the part of a in c
+        np.subtract(a, r, out=r)
+        np.subtract(b, t1, out=t1)
+        np.add(r, t1, out=r)
+    else:  # TwoSum of a and -b, signs carried through
+        np.subtract(a, b, out=c)
+        np.subtract(a, c, out=t1)  # the part of b in c
+        np.add(c, t1, out=r)  # the part of a in c
+        np.subtract(a, r, out=r)
+        np.subtract(b, t1, out=t1)
+        np.subtract(r, t1, out=r)
+    finite = np.isfinite(r, out=sc.m2[:k])
+    clean = bool(finite.all()) and c.max() < _MAXF and c.min() > -_MAXF
+    special = None if clean else np.flatnonzero(~finite | (np.bitwise_and(ci, _I32(0x7FFFFFFF)) == _MAX_CODE))
+    if mode is RoundingMode.RNE:
+        w = ci
+        flags = out_f.view(bool)
+        np.not_equal(r, 0, out=flags)
+        np.multiply(out_f, _SIXTEEN, out=out_f)
+    else:
+        nz = np.not_equal(r, 0, out=sc.nz[:k])
+        w = _step_add(mode, c, ci, r, nz, sc, k)
+        np.multiply(nz.view(np.uint8), _SIXTEEN, out=out_f)
+    hard = None
+    if special is not None and special.size:
+        w = w.copy() if w is ci else w
+        hard = _sum_specials(op, mode, la, lb, a, b, ci, w, out_f, special)
+    if mode is RoundingMode.RTM:  # an exact zero sum: -0 unless both terms are +0
+        zero = np.equal(c, 0, out=sc.m2[:k])
+        if zero.any():
+            where = np.flatnonzero(zero)
+            sa, sb = la[where] >> _U32(31), lb[where] >> _U32(31)
+            w = w.copy() if w is ci else w
+            w[where] = ((sa | (sb ^ _U32(1) if op == "SUB" else sb)) << _U32(31)).view(_I32)
+    np.copyto(out_w, w.view(_U32))
+    return hard
+
+
+def _sum_specials(op, mode, la, lb, a, b, ci, w, out_f, where):
+    """Words and flags of the sums at ``where`` (block indices): NaN results, exact
+    infinities, overflow of finite operands; returns the indices left to the exact kernel."""
+    av, bv, cv = a[where], b[where], ci[where]
+    nan = np.isnan(cv.view(_F32))
+    if nan.any():
+        at = where[nan]
+        signals = _signalling(la[at]) | _signalling(lb[at])
+        operand_nan = np.isnan(a[at]) | np.isnan(b[at])
+        w[at] = _NAN
+        out_f[at] = np.where(signals | ~operand_nan, FLAG_NV, 0)
+    finite = np.isfinite(av) & np.isfinite(bv)
+    exact = ~nan & ~finite  # an infinite operand: an exact infinity
+    w[where[exact]] = cv[exact]
+    out_f[where[exact]] = 0
+    if not finite.any():
+        return None
+    # finite operands: c infinite or the max finite, or a TwoSum intermediate overflowed;
+    # beyond 2**128 overflow in every mode, the rest is the exact kernel's
+    at = where[finite]
+    y = _BINARY64[op](av[finite].astype(np.float64), bv[finite].astype(np.float64))
+    over = np.abs(y) > _BEYOND  # RN53 is monotone and 2**128 is a binary64 value
+    low_word, high_word = _overflow_words(mode)
+    w[at[over]] = np.where(np.signbit(y[over]), high_word, low_word)
+    out_f[at[over]] = FLAG_OF | FLAG_NX
+    left = at[~over]
+    return left if left.size else None
 
 
 def _bands(op, mode, la, lb, a, b, c, ci, cb, a64, b64, x64, w, nz, shifted, low, high, out_f):
