@@ -221,8 +221,14 @@ def _typed_bstart(form) -> bool:
     """A BSTART whose descriptor is a DataType (and TEPL selector) with no branch
     target: its legality is settled by decoding, so the model can complete the open
     block at it whether or not it models the operation it opens."""
-    return (form.mnemonic.startswith("BSTART") and "DataType" in form.fields
-            and set(form.fields) <= {"DataType", "Mode", "Function"})
+    typed = _TYPED_BSTART.get(form.index)
+    if typed is None:
+        typed = _TYPED_BSTART[form.index] = (form.mnemonic.startswith("BSTART") and "DataType" in form.fields
+                                             and set(form.fields) <= {"DataType", "Mode", "Function"})
+    return typed
+
+
+_TYPED_BSTART: dict = {}  # Form.index -> _typed_bstart (a form is immutable: decided once)
 
 
 def _start(key: str, f: dict, state: MachineState, block: BlockState, profile: str):

@@ -19,6 +19,7 @@ one-bit elements: its payload holds 0 or 1 per logical index row*cols+col and
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property, lru_cache
 from typing import Optional
 
 import numpy as np
@@ -125,11 +126,14 @@ class Tile:
     def predicate(self) -> bool:
         return self.storage_kind == PREDICATE
 
-    @property
+    # The members below derive from the descriptor alone, so each is computed once per Tile
+    # (``cached_property`` keeps it in the instance ``__dict__``; ``_copied`` drops them when a
+    # change touches the descriptor fields they read).
+    @cached_property
     def cube(self) -> bool:
         return is_cube(self.layout)
 
-    @property
+    @cached_property
     def packed(self) -> bool:
         """TileUsesPackedCarrierRepresentation."""
         return not self.cube and (self.dtype.bits == 4 or self.rows * self.cols > MODEL_TILE_ELEMENTS)
@@ -139,20 +143,20 @@ class Tile:
         byte floor(i/8) (ReadTilePredicateByte); an undefined bit reads as the 0 it holds."""
         return np.packbits((self.payload & np.uint64(1)).astype(np.uint8), bitorder="little")
 
-    @property
+    @cached_property
     def element_mask(self) -> int:
         """Bits a write keeps: the element bits when packed (one for a predicate), else the whole Word."""
         if self.predicate:
             return 1
         return self.dtype.mask if self.packed else WORD_MASK
 
-    @property
+    @cached_property
     def index_map(self) -> np.ndarray:
         if self.cube:
             return cube_index_map(self.layout, self.dtype.bits, self.rows, self.cols)
         return ordinary_index_map(self.layout, self.dtype.bits, self.rows, self.cols)
 
-    @property
+    @cached_property
     def valid_index(self) -> np.ndarray:
         return self.index_map[: self.valid_rows, : self.valid_cols]
 
@@ -191,12 +195,21 @@ class Tile:
     def _copied(self, changes: dict) -> "Tile":
         """``dataclasses.replace`` without its per-call field walk (a tile is copied on every
         write and result); a name that is no field still goes through ``replace``'s TypeError."""
-        if not changes.keys() <= self.__dict__.keys():
+        if not changes.keys() <= _FIELDS:
             return replace(self, **changes)
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
+        if not changes.keys() <= _CONTENT_FIELDS:
+            for name in _DERIVED:
+                new.__dict__.pop(name, None)
         new.__dict__.update(changes)
         return new
+
+
+_FIELDS = frozenset(Tile.__dataclass_fields__)
+# Fields a change of which leaves the cached descriptor members (_DERIVED) as they are.
+_CONTENT_FIELDS = frozenset({"payload", "defined", "location", "mask", "feature_map"})
+_DERIVED = ("cube", "packed", "element_mask", "index_map", "valid_index")
 
 
 def blank_tile(dtype, layout: str, location: str, capacity: int, rows: int, cols: int,
@@ -253,17 +266,28 @@ def new_cube_tile(dtype, layout: str, capacity: int, valid_rows: int, valid_cols
 
 def descriptor_configured(tile: Optional[Tile], limit: int) -> bool:
     """TileDescriptorConfigured."""
-    if tile is None or not capacity_legal(tile.capacity, limit):
+    if tile is None:
         return False
-    if tile.predicate:
-        return (tile.rows > 0 and tile.cols > 0
-                and predicate_storage_bytes(tile.rows, tile.cols) <= tile.capacity
-                and tile.valid_rows <= tile.rows and tile.valid_cols <= tile.cols
-                and tile.rows * tile.cols <= logical_capacity(tile.capacity, tile.dtype))
-    rows = derived_rows(tile.capacity, tile.cols, tile.dtype.bits)
-    return (rows != 0 and tile.rows == rows and tile.valid_rows <= tile.rows
-            and tile.valid_cols <= tile.cols
-            and tile.rows * tile.cols <= logical_capacity(tile.capacity, tile.dtype))
+    return _configured(tile.capacity, tile.rows, tile.cols, tile.valid_rows, tile.valid_cols, tile.dtype.bits,
+                       tile.predicate, limit)
+
+
+@lru_cache(maxsize=4096)
+def _configured(capacity: int, rows: int, cols: int, valid_rows: int, valid_cols: int, bits: int, predicate: bool,
+                limit: int) -> bool:
+    """``descriptor_configured`` of the descriptor fields it reads (pure: one computation per descriptor)."""
+    if not capacity_legal(capacity, limit):
+        return False
+    logical = capacity * 8 // bits
+    if predicate:
+        return (rows > 0 and cols > 0
+                and predicate_storage_bytes(rows, cols) <= capacity
+                and valid_rows <= rows and valid_cols <= cols
+                and rows * cols <= logical)
+    derived = derived_rows(capacity, cols, bits)
+    return (derived != 0 and rows == derived and valid_rows <= rows
+            and valid_cols <= cols
+            and rows * cols <= logical)
 
 
 def descriptor_legal(tile: Optional[Tile], limit: int) -> bool:
@@ -319,7 +343,10 @@ def info_descriptor_legal(tile: Optional[Tile], limit: int) -> bool:
 
 def allocation_bytes(mask: int, capacity: int) -> int:
     """TileCoreAllocationBytes: popcount(mask) * per-PE capacity."""
-    return bin(mask).count("1") * capacity
+    return _POPCOUNT[mask] * capacity if 0 <= mask < 16 else bin(mask).count("1") * capacity
+
+
+_POPCOUNT = tuple(bin(mask).count("1") for mask in range(16))
 
 
 @dataclass
@@ -344,7 +371,14 @@ class MachineState:
     unpublished_shared: frozenset = frozenset()  # SharedTileIndex of registers whose published flag is clear
 
     def copy(self) -> "MachineState":
-        return replace(self, tiles=list(self.tiles), gprs=list(self.gprs))
+        """``replace(self, tiles=list(self.tiles), gprs=list(self.gprs))`` without its per-call
+        field walk (a state is copied at every publication)."""
+        if type(self) is not MachineState:
+            return replace(self, tiles=list(self.tiles), gprs=list(self.gprs))
+        new = object.__new__(MachineState)
+        new.__dict__.update(self.__dict__)
+        new.tiles, new.gprs = list(self.tiles), list(self.gprs)
+        return new
 
     def read_gpr(self, index: int) -> int:
         return 0 if index == 0 else self.gprs[index]
@@ -367,12 +401,12 @@ class MachineState:
         return 0 if index == 0 else self.pe_gprs[pe][index]
 
     def capacity_in_use(self, excluding: Optional[int] = None) -> int:
-        return sum(allocation_bytes(tile.mask, tile.capacity)
-                   for index, tile in enumerate(self.tiles)
-                   if tile is not None and index != excluding)
+        tiles = self.tiles
+        return sum([allocation_bytes(tiles[index].mask, tiles[index].capacity)
+                    for index in range(len(tiles)) if tiles[index] is not None and index != excluding])
 
     def core_capacity_in_use(self) -> int:
         """CoreTileCapacityInUse (capacity/shared.asl): the Local tiles and the Shared registers
         (SharedTileCapacityInUse), what a new allocation must fit beside."""
-        return self.capacity_in_use() + sum(allocation_bytes(tile.mask, tile.capacity)
-                                            for tile in self.shared_tiles if tile is not None)
+        return self.capacity_in_use() + sum([allocation_bytes(tile.mask, tile.capacity)
+                                             for tile in self.shared_tiles if tile is not None])

@@ -246,6 +246,9 @@ PROTOCOL = frozenset({"NAME", "BSTART", "MATRIX", "SOURCES", "GPR_INPUTS", "DEST
                       "execute_bundle", "direct", "check_call"})
 
 
+_ABSENT = object()
+
+
 class OperationModule(Operation):
     """An operation written as a module: a protocol member the module defines is read
     from the module at call time, every other member is ``Operation``'s; any other name
@@ -256,9 +259,10 @@ class OperationModule(Operation):
 
     def __getattribute__(self, name):
         if name in PROTOCOL:
-            module = object.__getattribute__(self, "_module")
-            if hasattr(module, name):
-                return getattr(module, name)
+            # the module's namespace read at call time (a mutant may have replaced a member)
+            found = object.__getattribute__(self, "_module").__dict__.get(name, _ABSENT)
+            if found is not _ABSENT:
+                return found
         return object.__getattribute__(self, name)
 
     def __getattr__(self, name):
