@@ -69,9 +69,11 @@ def arith(op, *operands, dtype, rounding="RNE", profile="pto-v0"):
     if len(operands) != OPERATIONS[name]:
         raise TypeError(f"arith({name!r}) takes {OPERATIONS[name]} operand(s), got {len(operands)}")
     words = [source_words(v, t) for v in operands]
-    arrays = np.broadcast_arrays(*[w.astype(U64, copy=False) for w in words])
-    shape = arrays[0].shape
-    flat = [np.ascontiguousarray(a).reshape(-1) for a in arrays]
+    if not (t.is_float and prof == "hw-ieee" and name not in ("min", "max")):
+        words = [w.astype(U64, copy=False) for w in words]  # the carrier words those paths take
+    # (the IEEE kernels take the encodings' own width: an unsigned array is used as it is)
+    shape = np.broadcast_shapes(*(w.shape for w in words))
+    flat = [np.ascontiguousarray(np.broadcast_to(w, shape)).reshape(-1) for w in words]
     out_words, out_flags = _evaluate(name, t, prof, mode, flat)
     return np.asarray(out_words, dtype=U64).reshape(shape), np.asarray(out_flags, dtype=np.uint8).reshape(shape)
 

@@ -404,16 +404,7 @@ def _run_fp32(op, mode, operands, exact_kernel):
     flags = np.empty(size, dtype=np.uint8)
     la = operands[0].view(np.uint32)
     lb = operands[1].view(np.uint32) if len(operands) > 1 else None
-    hard = []
-    step = ieee_fast32.CHUNK
-    scratch = ieee_fast32.scratch(min(size, step))
-    with np.errstate(all="ignore"):
-        for first in range(0, size, step):
-            block = slice(first, first + step)
-            left = ieee_fast32.block(op, mode, la[block], None if lb is None else lb[block], words[block], flags[block], scratch)
-            if left is not None:
-                hard.append(left + first)
-    if hard:
-        where = np.concatenate(hard)
+    where = ieee_fast32.run(op, mode, la, lb, words, flags)
+    if where is not None:
         words[where], flags[where] = exact_kernel(*(o[where] for o in operands))
     return words, flags

@@ -76,6 +76,7 @@ _SIXTEEN = np.uint8(FLAG_NX)
 _EIGHT = np.uint8(FLAG_UF)
 _BEYOND = 2.0 ** 128  # max finite + ulp(max finite): beyond it every mode overflows
 _BINARY64 = {"ADD": np.add, "SUB": np.subtract, "MUL": np.multiply, "DIV": np.divide}
+_BINARY32 = {"ADD": np.add, "SUB": np.subtract}
 OPS = ("ADD", "SUB", "MUL", "DIV", "SQRT")
 CHUNK = 1 << 15  # lanes per block: the temporaries stay in the second-level cache
 
@@ -233,13 +234,41 @@ def _blend(w, mask, value):
     w ^= d
 
 
+def run(op, mode, la, lb, words, flags):
+    """Fill ``words`` (uint64) and ``flags`` of the operand words ``la``, ``lb`` (uint32;
+    ``lb`` None for sqrt), block by block; return the indices left to the exact kernel
+    (or None). The sums' special lanes (NaN and infinite results, overflow) are collected
+    over all blocks and settled in one pass at the end (``_sum_specials``): their fixed
+    cost is paid once, not per block."""
+    size = la.size
+    sc = scratch(min(size, CHUNK))
+    hard, special = [], []
+    with np.errstate(all="ignore"):
+        for first in range(0, size, CHUNK):
+            part = slice(first, first + CHUNK)
+            left, odd = block(op, mode, la[part], None if lb is None else lb[part], words[part], flags[part], sc)
+            if left is not None:
+                hard.append(left + first)
+            if odd is not None:
+                special.append(odd + first)
+        if special:
+            where = np.concatenate(special)
+            w, f, left = _sum_specials(op, mode, la[where], lb[where])
+            words[where] = w.view(_U32)
+            flags[where] = f
+            if left.size:
+                hard.append(where[left])
+    return np.concatenate(hard) if hard else None
+
+
 def block(op, mode, la, lb, out_w, out_f, sc: Scratch):
-    """Fill one block's words (uint64) and flags; return the block indices left to
-    the exact kernel (or None)."""
+    """Fill one block's words (uint64) and flags; return ``(hard, special)``: the block
+    indices left to the exact kernel and, for add and sub, those left to
+    ``_sum_specials`` (each None when there are none)."""
     if op == "SQRT":
-        return _sqrt_block(mode, la, out_w, out_f, sc)
+        return _sqrt_block(mode, la, out_w, out_f, sc), None
     if op in ("ADD", "SUB"):
-        return _sum_block(op, mode, la, lb, out_w, out_f, sc)
+        return None, _sum_block(op, mode, la, lb, out_w, out_f, sc)
     k = la.size
     a = la.view(_F32)
     b = lb.view(_F32)
@@ -271,7 +300,7 @@ def block(op, mode, la, lb, out_w, out_f, sc: Scratch):
     if low <= _MIN_NORMAL2 or high >= _MAX2:
         w, hard = _bands(op, mode, la, lb, a, b, c, ci, cb, a64, b64, x64, w, nz, shifted, low, high, out_f)
     np.copyto(out_w, w.view(_U32))
-    return hard
+    return hard, None
 
 
 _LOW12 = _I32(0xFFF)  # the low 12 bits of a root's significand: 0 in every exact root
@@ -320,9 +349,10 @@ def _sqrt_block(mode, la, out_w, out_f, sc: Scratch):
 
 
 def _sum_block(op, mode, la, lb, out_w, out_f, sc: Scratch):
-    """Sums and differences of one block: TwoSum, then the lanes whose residual is not
-    finite (NaN and infinite operands, overflow, an intermediate that overflowed) or whose
-    ``|c|`` is the max finite, by index."""
+    """Sums and differences of one block by TwoSum; returns the block indices whose
+    residual is not finite (NaN and infinite operands, overflow, an intermediate that
+    overflowed) or whose ``|c|`` is the max finite (None when there are none): their
+    words and flags here are placeholders that ``_sum_specials`` replaces."""
     k = la.size
     a, b = la.view(_F32), lb.view(_F32)
     c = sc.c[:k]
@@ -344,20 +374,22 @@ def _sum_block(op, mode, la, lb, out_w, out_f, sc: Scratch):
         np.subtract(r, t1, out=r)
     finite = np.isfinite(r, out=sc.m2[:k])
     clean = bool(finite.all()) and c.max() < _MAXF and c.min() > -_MAXF
-    special = None if clean else np.flatnonzero(~finite | (np.bitwise_and(ci, _I32(0x7FFFFFFF)) == _MAX_CODE))
+    special = None
+    if not clean:
+        np.logical_not(finite, out=finite)
+        if mode not in _MAX_IS_SETTLED:  # and |c| the max finite: the step may overflow
+            edge = np.equal(np.bitwise_and(ci, _I32(0x7FFFFFFF), out=sc.i3[:k]), _MAX_CODE, out=sc.m1[:k])
+            np.logical_or(finite, edge, out=finite)
+        special = np.flatnonzero(finite)
     if mode is RoundingMode.RNE:
         w = ci
         flags = out_f.view(bool)
         np.not_equal(r, 0, out=flags)
-        np.multiply(out_f, _SIXTEEN, out=out_f)
+        np.left_shift(out_f, 4, out=out_f)  # NX
     else:
         nz = np.not_equal(r, 0, out=sc.nz[:k])
         w = _step_add(mode, c, ci, r, nz, sc, k)
         np.multiply(nz.view(np.uint8), _SIXTEEN, out=out_f)
-    hard = None
-    if special is not None and special.size:
-        w = w.copy() if w is ci else w
-        hard = _sum_specials(op, mode, la, lb, a, b, ci, w, out_f, special)
     if mode is RoundingMode.RTM:  # an exact zero sum: -0 unless both terms are +0
         zero = np.equal(c, 0, out=sc.m2[:k])
         if zero.any():
@@ -366,36 +398,41 @@ def _sum_block(op, mode, la, lb, out_w, out_f, sc: Scratch):
             w = w.copy() if w is ci else w
             w[where] = ((sa | (sb ^ _U32(1) if op == "SUB" else sb)) << _U32(31)).view(_I32)
     np.copyto(out_w, w.view(_U32))
-    return hard
+    return special if special is not None and special.size else None
 
 
-def _sum_specials(op, mode, la, lb, a, b, ci, w, out_f, where):
-    """Words and flags of the sums at ``where`` (block indices): NaN results, exact
-    infinities, overflow of finite operands; returns the indices left to the exact kernel."""
-    av, bv, cv = a[where], b[where], ci[where]
-    nan = np.isnan(cv.view(_F32))
+# A sum whose c = RN24(x) is the max finite (r finite) is settled by TwoSum in these modes:
+# x < max + ulp/2 < 2**128, so RNE, RTZ and RTO (max is odd) round it to max without overflow.
+_MAX_IS_SETTLED = frozenset({RoundingMode.RNE, RoundingMode.RTZ, RoundingMode.RTO})
+
+
+def _sum_specials(op, mode, wa, wb):
+    """Words (int32), flags and the undecided lanes (a bool mask, for the exact kernel)
+    of the sums of the operand words ``wa``, ``wb`` (uint32) that ``_sum_block`` left:
+    NaN results, exact infinities, overflow of finite operands."""
+    a, b = wa.view(_F32), wb.view(_F32)
+    c = _BINARY32[op](a, b)
+    w = c.view(_I32).copy()
+    f = np.zeros(c.size, np.uint8)
+    nan = np.isnan(c)
     if nan.any():
-        at = where[nan]
-        signals = _signalling(la[at]) | _signalling(lb[at])
-        operand_nan = np.isnan(a[at]) | np.isnan(b[at])
-        w[at] = _NAN
-        out_f[at] = np.where(signals | ~operand_nan, FLAG_NV, 0)
-    finite = np.isfinite(av) & np.isfinite(bv)
-    exact = ~nan & ~finite  # an infinite operand: an exact infinity
-    w[where[exact]] = cv[exact]
-    out_f[where[exact]] = 0
-    if not finite.any():
-        return None
-    # finite operands: c infinite or the max finite, or a TwoSum intermediate overflowed;
-    # beyond 2**128 overflow in every mode, the rest is the exact kernel's
-    at = where[finite]
-    y = _BINARY64[op](av[finite].astype(np.float64), bv[finite].astype(np.float64))
-    over = np.abs(y) > _BEYOND  # RN53 is monotone and 2**128 is a binary64 value
-    low_word, high_word = _overflow_words(mode)
-    w[at[over]] = np.where(np.signbit(y[over]), high_word, low_word)
-    out_f[at[over]] = FLAG_OF | FLAG_NX
-    left = at[~over]
-    return left if left.size else None
+        signals = _signalling(wa[nan]) | _signalling(wb[nan])
+        operand_nan = np.isnan(a[nan]) | np.isnan(b[nan])
+        w[nan] = _NAN
+        f[nan] = np.where(signals | ~operand_nan, FLAG_NV, 0)
+    # an infinite operand (and no NaN): c is the exact infinity, no flag
+    finite = np.isfinite(a) & np.isfinite(b)
+    left = np.zeros(c.size, bool)
+    if finite.any():  # c infinite or the max finite, or a TwoSum intermediate overflowed;
+        # beyond 2**128 overflow in every mode, the rest is the exact kernel's
+        at = np.flatnonzero(finite)
+        y = _BINARY64[op](a[at].astype(np.float64), b[at].astype(np.float64))
+        over = np.abs(y) > _BEYOND  # RN53 is monotone and 2**128 is a binary64 value
+        low_word, high_word = _overflow_words(mode)
+        w[at[over]] = np.where(np.signbit(y[over]), high_word, low_word)
+        f[at[over]] = FLAG_OF | FLAG_NX
+        left[at[~over]] = True
+    return w, f, np.flatnonzero(left)
 
 
 def _bands(op, mode, la, lb, a, b, c, ci, cb, a64, b64, x64, w, nz, shifted, low, high, out_f):

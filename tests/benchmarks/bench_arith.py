@@ -1,9 +1,10 @@
 """Throughput of hw-ieee add, sub, mul, div and sqrt (TADD ... TSQRT element values) on FP32,
 FP16, BF16, E4M3 and E5M2: the exact integer kernel (before, ``ieee_float.exact_*``) and the
-fast exact path (after, ``ieee_float.add`` ... through ``ieee_fast``) in all seven rounding
-modes, beside the numpy / ml_dtypes peer, in one run.
+fast exact path (after: the public ``arith("add", a, b, dtype=..., rounding=...,
+profile="hw-ieee")``, which runs ``ieee_float.add`` ... and its fast paths in ``ieee_fast`` and
+``ieee_fast32``) in all seven rounding modes, beside the numpy / ml_dtypes peer, in one run.
 
-Run: ``.venv/bin/python tests/benchmarks/bench_arith.py [--n N] [--repeat R] [--types FP32,FP16]``.
+Run: ``.venv/bin/python tests/benchmarks/bench_arith.py [--n N] [--repeat R] [--types FP32,FP16] [--ops ADD,SQRT]``.
 Two input sets: seeded standard-normal values (sqrt: their magnitudes), nearly all
 normal with normal results; and uniformly random encodings (every class: NaNs,
 infinities, subnormals, overflow, underflow). The peer computes values only, RNE:
@@ -29,7 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from pto_avs.device_model.numeric import ieee_float  # noqa: E402
+from pto_avs.device_model.numeric import arith, ieee_float  # noqa: E402
 
 MODES = ("RNE", "RTZ", "RTP", "RTM", "RNA", "RTO", "RHB")
 TYPES = {"FP32": (np.uint32, np.float32), "FP16": (np.uint16, np.float16), "BF16": (np.uint16, ml_dtypes.bfloat16),
@@ -57,11 +58,18 @@ def peer_function(op, numpy_type):
     return lambda *xs: ufunc(*(x.astype(np.float32) for x in xs)).astype(numpy_type)
 
 
+def public(op):
+    """The operation through the public entry point, called as the exact kernels are."""
+    name = op.lower()
+    return lambda *args: arith(name, *args[:-2], dtype=args[-2], rounding=args[-1], profile="hw-ieee")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1 << 20)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--types", default=",".join(TYPES))
+    parser.add_argument("--ops", default=",".join(OPS), help="operations to run (default: all)")
     args = parser.parse_args()
     n = args.n
     rng = np.random.default_rng(2024)
@@ -75,7 +83,7 @@ def main() -> int:
         encodings = [rng.integers(0, np.iinfo(word).max + 1, n, dtype=np.uint64).astype(word).view(numpy_type)
                      for _ in range(2)]
         for title, (x, y) in (("normal", normal), ("random", encodings)):
-            for op in OPS:
+            for op in args.ops.split(","):
                 if op == "FMA" and type_name not in FMA_TYPES:
                     continue
                 operands = (np.abs(x),) if (op == "SQRT" and title == "normal") else ((x,) if op == "SQRT" else (x, y))
@@ -87,7 +95,7 @@ def main() -> int:
                     peer_words = peer(*operands).view(word)
                     t_peer = best_of(lambda: peer(*operands), args.repeat)
                 exact = ieee_float.EXACT[op]
-                fast = getattr(ieee_float, op.lower())
+                fast = public(op)
                 start = time.process_time()
                 exact_words, exact_flags = exact(*bits, type_name, "RNE")
                 t_exact = time.process_time() - start
