@@ -96,6 +96,8 @@ def _evaluate(name, t, prof, mode, flat):
         raise ValueError(f"{name} is an SFU operation on floating types; {t.name} is an integer type")
     if prof == "pto-v0":
         return tile_arithmetic.unary(name.upper(), flat[0], t, prof)
+    if tile_arithmetic.sqrt_settles_specials(name.upper(), t, prof):
+        return _IEEE_UNARY[name](lanes(flat[0], t.bits), t, mode)
     handled, words, flags = tile_arithmetic.sfu_special(name.upper(), flat[0], t)
     rest = np.flatnonzero(~handled)
     if rest.size:

@@ -99,3 +99,39 @@ def test_pto_v0_quirks_from_the_asl():
     assert ea.binary("REM", w(7), w(0xFD), "S8")[0].tolist() == [(1 << 64) - 2]  # 7 mod -3 = -2
     assert ea.fma(w(0xFF), w(0xFF), w(0), "S8")[0].tolist() == [1]  # (-1)(-1)+0 at 8 bits
     assert ea.fma(w(0xFF), w(1), w(0), "S8")[0].tolist() == [0xFF]  # -1, zero-extended
+
+
+SQRT_MODES = ("RNE", "RTZ", "RTP", "RTM", "RNA", "RTO", "RHB")
+
+
+def _sqrt_special_inputs(t):
+    """Every encoding of an 8- or 16-bit type; for FP32 every class the special pass
+    handles: zeros, infinities, NaN payloads (quiet and signalling, both signs), and
+    negative normals and subnormals, beside random encodings."""
+    if t.bits <= 16:
+        return np.arange(1 << t.bits, dtype=np.uint64)
+    rng = np.random.default_rng(27)
+    payload = rng.integers(1, 1 << 22, 4096, dtype=np.uint64)
+    nans = np.concatenate([0x7F800000 | payload, 0x7FC00000 | payload, 0xFF800000 | payload, 0xFFC00000 | payload])
+    negative = 0x80000000 | rng.integers(1, 0x7F800000, 1 << 14, dtype=np.uint64)
+    fixed = np.array([0, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0x7F800001, 0x80000001, 0x807FFFFF,
+                      0xFF7FFFFF], dtype=np.uint64)
+    return np.concatenate([fixed, nans, negative, rng.integers(0, 1 << 32, 1 << 14, dtype=np.uint64)])
+
+
+@pytest.mark.parametrize("name", sorted(ea.SQRT_SETTLES_SPECIALS))
+def test_ieee_sqrt_gives_the_sfu_special_values_itself(name):
+    """Where hw-ieee SQRT skips TileSFUUnarySpecialValue, the IEEE kernel (exact and fast)
+    answers every lane the special pass handles as the special pass does, in every mode."""
+    from pto_avs.device_model.dtypes import dtype
+
+    t = dtype(name)
+    carrier = _sqrt_special_inputs(t)
+    handled, words, flags = ea.sfu_special("SQRT", carrier, t)
+    assert handled.sum() > 100  # every special class is there
+    bits = carrier.astype({8: np.uint8, 16: np.uint16, 32: np.uint32}[t.bits])
+    for mode in SQRT_MODES:
+        for kernel in (ieee_float.exact_sqrt, ieee_float.sqrt):
+            got_words, got_flags = kernel(bits, t, mode)
+            assert (got_words[handled] == words[handled]).all(), (name, mode, kernel.__name__)
+            assert (got_flags[handled] == flags[handled]).all(), (name, mode, kernel.__name__)
