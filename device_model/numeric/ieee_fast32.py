@@ -321,8 +321,9 @@ def _sqrt_block(mode, la, out_w, out_f, sc: Scratch):
         nz |= odd
         w = ci
         if np.fmin.reduce(c) <= _ROOT_OF_NORMAL:  # a subnormal operand (or a zero) in the block
-            where = np.flatnonzero((la - _U32(1)) < _U32(_MIN_NORMAL_CODE - 1))
-            where = where[~odd[where]]  # the others are inexact already
+            small = np.less(c, _ROOT_OF_NORMAL, out=sc.m2[:k])  # (NaN: no)
+            np.greater(small, odd, out=small)  # the others are inexact already
+            where = np.flatnonzero(small)
             if where.size:  # c*c may have rounded: decide in binary64 (exact there)
                 root = c[where].astype(np.float64)
                 nz[where] = root * root != a[where].astype(np.float64)
