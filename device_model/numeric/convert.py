@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
 
 import numpy as np
 
@@ -267,7 +268,7 @@ def _hardware_exact(lane, s: DataType, d: DataType, mode, saturate, canonicalize
     if d.name == "E8M0":
         return _to_e8m0(lane, s, mode, saturate)
     if _narrowing_applies(s, d):
-        return _blockwise(_NarrowingKernel(lane.dtype.type, s, d, mode, saturate, canonicalize), lane,
+        return _blockwise(_narrowing_kernel(lane.dtype.type, s, d, mode, saturate, canonicalize), lane,
                           lambda rest: _generic(rest, s, d, mode, saturate, canonicalize))
     return _in_blocks(lambda block: _generic(block, s, d, mode, saturate, canonicalize), lane)
 
@@ -322,6 +323,14 @@ def _narrowing_applies(s: DataType, d: DataType) -> bool:
     sf, df = s.fmt, d.fmt
     return (s.is_float and d.is_float and sf.kind == "binary" and sf.nan == "ieee" and sf.frac_shift == 0 and not s.must_be_zero
             and df.kind == "binary" and df.frac_bits < sf.frac_bits and df.bias <= sf.bias)
+
+
+@lru_cache(maxsize=512)
+def _narrowing_kernel(ct, s: DataType, d: DataType, mode: RoundingMode, saturate: bool, canonicalize: bool):
+    """One kernel per pair and options: its constants (the far bands run the generic path on
+    fourteen representatives) cost more than a small tile's conversion. The kernel holds no
+    per-call state, so worker threads share it."""
+    return _NarrowingKernel(ct, s, d, mode, saturate, canonicalize)
 
 
 class _NarrowingKernel:
