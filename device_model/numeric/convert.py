@@ -248,19 +248,43 @@ def _in_blocks(exact, lane):
 
 def _hardware(flat, s: DataType, d: DataType, mode, saturate, canonicalize):
     if s.is_integer and d.is_integer:
+        if convert_fast.native_integers_apply(s, d):
+            return convert_fast.integer_to_integer(lanes(flat, s.bits), s, d, saturate)
         return convert_integer(as_words(flat), s, d, saturate), np.zeros(flat.shape, dtype=np.uint8)
-    lane = lanes(flat, s.bits)
+    return _hardware_lanes(lanes(flat, s.bits), s, d, mode, saturate, canonicalize)
+
+
+def _hardware_lanes(lane, s: DataType, d: DataType, mode, saturate, canonicalize):
+    found = _fast(lane, s, d, mode, saturate, canonicalize)
+    return found if found is not None else _hardware_exact(lane, s, d, mode, saturate, canonicalize)
+
+
+def _fast(lane, s: DataType, d: DataType, mode, saturate, canonicalize):
+    """The first ``convert_fast`` path that serves the pair (and the array), or None."""
+    def exact_from(source):
+        return lambda codes: _hardware_exact(codes, source, d, mode, saturate, canonicalize)
+
+    exact = lambda rest: _in_blocks(lambda block: _generic(block, s, d, mode, saturate, canonicalize), rest)  # noqa: E731
+    if convert_fast.same_type_applies(s, d):
+        return convert_fast.same_type(lane, s, exact)
+    if convert_fast.constrained_binary32_applies(s):
+        fp32 = _dtype("FP32")
+        return convert_fast.constrained_binary32(
+            lane, s, lambda words: _hardware_lanes(words, fp32, d, mode, saturate, canonicalize), exact)
     if convert_fast.table_applies(s, d):
-        found = convert_fast.from_table(lane, s, d, mode, saturate, canonicalize,
-                                        lambda codes: _hardware_exact(codes, s, d, mode, saturate, canonicalize))
+        found = convert_fast.from_table(lane, s, d, mode, saturate, canonicalize, exact_from(s))
         if found is not None:
             return found
-    exact = lambda rest: _in_blocks(lambda block: _generic(block, s, d, mode, saturate, canonicalize), rest)  # noqa: E731
     if convert_fast.fp32_to_fp64_applies(s, d):
         return convert_fast.fp32_to_fp64(lane, exact)
     if convert_fast.float_to_integer_applies(s, d):
         return convert_fast.float_to_integer(lane, d, mode, saturate, exact)
-    return _hardware_exact(lane, s, d, mode, saturate, canonicalize)
+    if convert_fast.integer_through_binary64_applies(s, d, _narrowing_applies):
+        return convert_fast.integer_through_binary64(lane, s, d, exact_from(_dtype("FP64")))
+    if convert_fast.binary32_through_bfloat16_applies(s, d):
+        return convert_fast.from_table(convert_fast.bfloat16_odd(lane), _dtype("BF16"), d, mode, saturate,
+                                       canonicalize, exact_from(_dtype("BF16")))
+    return None
 
 
 def _hardware_exact(lane, s: DataType, d: DataType, mode, saturate, canonicalize):

@@ -3,9 +3,9 @@
 - Sources of at most 16 bits (FP16, BF16, the 8-bit floats, 8- and 16-bit integers
   into a floating type or from one): one table of every source encoding per
   (pair, mode, Sat, Canonicalize), computed once by the exact path itself
-  (``convert._hardware_exact``), then a gather of words and flags. Arrays below
-  ``TABLE_MIN`` elements run the exact path until the table exists (a table costs
-  one exact run of 65,536 encodings).
+  (``convert._hardware_exact``), then a gather of words and flags. Arrays of a 16-bit
+  source below ``TABLE_MIN`` elements run the exact path until the table exists (a table
+  costs one exact run of 65,536 encodings); an 8-bit source's table is built at once.
 - FP32 -> FP64: binary64 holds every FP32 value; the words are the binary64 bits
   (numpy's widening is exact); NaN and infinity lanes take the exact path's
   values (canonical NaN, NV for a signalling one unless Canonicalize; an infinity
@@ -44,7 +44,7 @@ def from_table(lane, s: DataType, d: DataType, mode, saturate, canonicalize, exa
     key = (s.name, d.name, mode, saturate, canonicalize)
     table = _TABLES.get(key)
     if table is None:
-        if lane.size < TABLE_MIN:
+        if lane.size < TABLE_MIN and s.bits > 8:  # a table of 256 encodings costs less than a small tile
             return None
         codes = np.arange(1 << s.bits, dtype=np.uint64).astype(lane.dtype)
         words, flags = exact(codes)
@@ -119,4 +119,110 @@ def float_to_integer(lane, d: DataType, mode: RoundingMode, saturate: bool, exac
                 bad = np.full(v.shape, indefinite_word(d))
             words = np.where(outside, bad, words)
             flags = np.where(outside, np.uint8(FLAG_NV), flags)
+    return words, flags
+
+
+# --- integer -> integer (TileConvertIntegerValue) with numpy's own casts --------------------
+
+_NATIVE = {(True, 8): np.int8, (True, 16): np.int16, (True, 32): np.int32, (True, 64): np.int64,
+           (False, 8): np.uint8, (False, 16): np.uint16, (False, 32): np.uint32, (False, 64): np.uint64}
+
+
+def native_integers_apply(s: DataType, d: DataType) -> bool:
+    return s.is_integer and d.is_integer and s.bits in (8, 16, 32, 64) and d.bits in (8, 16, 32, 64)
+
+
+def integer_to_integer(lane, s: DataType, d: DataType, saturate: bool):
+    """Words of ``d`` (sign-extended for S types): numpy's integer casts are modular, which is
+    Sat=0's rule (reinterpret at the source width, wrap to the destination's); Sat=1 clamps the
+    source value to the destination range first. Flags are 0."""
+    value = lane.view(_NATIVE[s.signed, s.bits])
+    if saturate:
+        if s.signed:  # every value fits int64; the range edges of d are clipped into it
+            value = np.clip(value.astype(np.int64), max(d.int_min, -(1 << 63)), min(d.int_max, (1 << 63) - 1))
+        elif d.int_max < s.int_max:  # unsigned source: only the upper edge can be passed
+            value = np.minimum(value, value.dtype.type(d.int_max))
+    out = value.astype(_NATIVE[d.signed, d.bits])
+    words = out.astype(np.int64).view(U64) if d.signed else out.astype(U64)
+    return words, np.zeros(lane.shape, dtype=np.uint8)
+
+
+# --- integers of at most 32 bits into floats: exact in binary64, then one rounding ----------
+
+def binary64(d: DataType) -> DataType:
+    from ..dtypes import dtype
+    return dtype("FP64")
+
+
+def integer_through_binary64_applies(s: DataType, d: DataType, narrowing_applies) -> bool:
+    """Every integer of at most 32 bits is a binary64 value; a destination the narrowing
+    kernel serves from binary64 then rounds that value once, as the exact path does."""
+    return (s.is_integer and s.bits in (8, 16, 32) and d.is_float
+            and (d.name == "FP64" or narrowing_applies(binary64(d), d)))
+
+
+def integer_through_binary64(lane, s: DataType, d: DataType, narrow):
+    """``narrow(binary64_words)``: the FP64 -> ``d`` conversion under the caller's options."""
+    words = lane.view(_NATIVE[s.signed, s.bits]).astype(np.float64).view(U64)
+    if d.name == "FP64":
+        return words, np.zeros(lane.shape, dtype=np.uint8)
+    return narrow(words)
+
+
+# --- binary32 into formats of at most six significant bits, through bfloat16 ---------------
+
+def binary32_through_bfloat16_applies(s: DataType, d: DataType) -> bool:
+    """FP32 into a float of at most 8 bits with at most 5 fraction bits (other than E8M0):
+    BF16 has FP32's exponent range and at least two more significant bits than ``d``."""
+    return s.name == "FP32" and d.is_float and d.bits <= 8 and d.name != "E8M0" and d.fmt.frac_bits <= 5
+
+
+def bfloat16_odd(lane):
+    """FP32 encodings rounded to BF16 by round-to-odd: the high half-word, its lowest bit set
+    where the low half-word is not zero. With at least two more significant bits in BF16 than
+    in the destination, rounding this value to the destination (any mode, with tininess and
+    overflow decided on the rounded value) gives the result of rounding the FP32 value, and
+    the BF16 value is inexact in the destination wherever the first step was: the flags are
+    the second step's. A NaN stays a NaN of its kind (the sticky bit keeps a payload that lay
+    in the low half); infinities and zeros are exact."""
+    high = (lane >> np.uint32(16)).astype(np.uint16)
+    high |= (lane & np.uint32(0xFFFF)) != 0
+    return high
+
+
+# --- a float type into itself ----------------------------------------------------------------
+
+def same_type_applies(s: DataType, d: DataType) -> bool:
+    return s == d and s.is_float and s.fmt.kind == "binary" and s.fmt.nan == "ieee"
+
+
+def same_type(lane, s: DataType, exact):
+    """Finite encodings (with their constrained bits clear) are their own result, exact; NaNs,
+    infinities (which saturate under Sat) and invalid encodings take the exact path."""
+    exponent = lane.dtype.type(((1 << s.fmt.exp_bits) - 1) << (s.fmt.frac_bits + s.fmt.frac_shift))
+    special = (lane & exponent) == exponent
+    if s.must_be_zero:
+        special |= (lane & lane.dtype.type(s.must_be_zero)) != 0
+    words = lane.astype(U64)
+    flags = np.zeros(lane.shape, dtype=np.uint8)
+    rest = np.flatnonzero(special)
+    if rest.size:
+        words[rest], flags[rest] = exact(lane[rest])
+    return words, flags
+
+
+# --- TF32 and HF32: binary32 encodings with low fraction bits that must be clear ------------
+
+def constrained_binary32_applies(s: DataType) -> bool:
+    return s.name in ("TF32", "HF32")
+
+
+def constrained_binary32(lane, s: DataType, as_binary32, exact):
+    """A valid TF32/HF32 encoding is the FP32 encoding of its value: ``as_binary32(lane)`` (the
+    FP32 -> destination conversion) serves it; an encoding with a constrained bit set is an
+    invalid operand and takes the exact path."""
+    words, flags = as_binary32(lane)
+    invalid = np.flatnonzero(lane & np.uint32(s.must_be_zero))
+    if invalid.size:
+        words[invalid], flags[invalid] = exact(lane[invalid])
     return words, flags

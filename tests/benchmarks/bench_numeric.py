@@ -1,7 +1,7 @@
 """Throughput of hw-ieee ``convert`` (with per-element flags) against ml_dtypes / numpy
 ``astype`` (values only), before (the exact path) and after (the fast paths), in one run.
 
-Run: ``.venv/bin/python tests/benchmarks/bench_numeric.py [--n N] [--repeat R]``.
+Run: ``.venv/bin/python tests/benchmarks/bench_numeric.py [--n N] [--repeat R] [--all [--source T]]``.
 Two input sets: seeded standard-normal values (scaled by 100 for the integer
 destinations; and their BF16/FP16 roundings for 16-bit sources), where nearly every
 element is a normal number in range, and uniformly random encodings (every class:
@@ -13,6 +13,15 @@ shortcut of ``convert_fast``; the narrowing kernel stays), "after" is ``convert`
 both on one thread (``PTO_AVS_CONVERT_THREADS``: [numerics.md](../../docs/numerics.md)),
 as is the peer. CPU time, best of R runs (before: one); results are checked equal to
 the exact path, words and flags, before timing. Ratios are time / peer time.
+
+``--all`` times every pair hw-ieee accepts (25 x 25 types, less the E8M0 destinations of
+other sources: 603 pairs, integer pairs included) under the TCVT default mode (RTZ into an
+integer, else RNE), Sat=0, on both input sets, against ``astype`` between the peer types. Types
+without a peer in numpy or ml_dtypes are timed against a stand-in of their width, marked ``~``:
+TF32 and HF32 against float32, HiF8 against float8_e4m3fn, E1M2X2 and HiF4X2 against
+float4_e2m1fn. Each result is checked equal to ``convert._hardware_exact`` (words and flags)
+first. Goals (issue 27): 2x on normal inputs, 4x on random encodings; the summary counts the
+pairs above them.
 """
 from __future__ import annotations
 
@@ -51,12 +60,96 @@ def best_of(fn, repeat):
     return best
 
 
+ALL_PEERS = {"FP64": np.float64, "FP32": np.float32, "FP16": np.float16, "BF16": ml_dtypes.bfloat16,
+             "E4M3": ml_dtypes.float8_e4m3fn, "E5M2": ml_dtypes.float8_e5m2, "E3M2": ml_dtypes.float6_e3m2fn,
+             "E2M3": ml_dtypes.float6_e2m3fn, "E2M1X2": ml_dtypes.float4_e2m1fn, "E8M0": ml_dtypes.float8_e8m0fnu,
+             "S64": np.int64, "S32": np.int32, "S16": np.int16, "S8": np.int8, "S4X2": ml_dtypes.int4,
+             "U64": np.uint64, "U32": np.uint32, "U16": np.uint16, "U8": np.uint8, "U4X2": ml_dtypes.uint4}
+STAND_INS = {"TF32": np.float32, "HF32": np.float32, "HiF8": ml_dtypes.float8_e4m3fn,
+             "E1M2X2": ml_dtypes.float4_e2m1fn, "HiF4X2": ml_dtypes.float4_e2m1fn}
+GOALS = {"standard normal": 2.0, "random encodings": 4.0}
+
+
+def peer_type(name):
+    return ALL_PEERS.get(name) or STAND_INS[name]
+
+
+def every_pair(source=None):
+    for s in dtypes.ALL:
+        if source and s.name != source:
+            continue
+        for d in dtypes.ALL:
+            if d.name == "E8M0" and s.name not in ("FP16", "BF16", "FP32"):
+                continue
+            yield s, d
+
+
+def carrier_lanes(codes, bits):
+    """Encodings as the narrowest unsigned array that holds them (the peer's storage width)."""
+    return codes.astype({64: np.uint64, 32: np.uint32, 16: np.uint16}.get(bits, np.uint8))
+
+
+def all_pairs(args) -> None:
+    n = args.n
+    rng = np.random.default_rng(2024)
+    conversion.use_workers(1)
+    normal = rng.standard_normal(n)
+    pairs = list(every_pair(args.source))
+    print(f"every hw-ieee pair ({len(pairs)}), TCVT default mode, Sat=0; {n:,} elements, best of {args.repeat}, "
+          f"one thread, CPU time; ~ marks a stand-in peer type")
+    print(f"{'conversion':<24} {'normal ms':>9} {'peer':>6} {'ratio':>6}   {'random ms':>9} {'peer':>6} {'ratio':>6}")
+    worst = {title: (0.0, "") for title in GOALS}
+    over = {title: [] for title in GOALS}
+    checked = 0
+    for s, d in pairs:
+        mode = "RTZ" if s.is_float and d.is_integer else "RNE"
+        cells = []
+        for title, goal in GOALS.items():
+            src_peer = peer_type(s.name)
+            if title == "standard normal" and s.name in ALL_PEERS:
+                scale = 100.0 if d.is_integer or s.is_integer else 1.0
+                with np.errstate(all="ignore"):
+                    values = (normal * scale).astype(src_peer)
+                bits = carrier_lanes(values.view(f"u{values.dtype.itemsize}"), s.bits)
+            else:  # random encodings (and the normal set of a type without a peer: its random encodings)
+                bits = carrier_lanes(rng.integers(0, 1 << s.bits, n, dtype=np.uint64), s.bits)
+                values = bits.astype(f"u{np.dtype(src_peer).itemsize}").view(src_peer)
+            exact = conversion._hardware_exact(conversion.lanes(bits, s.bits), s, d, rounding_mode(mode), False, False) \
+                if not (s.is_integer and d.is_integer) else None
+            words, flags = convert(bits, s.name, d.name, mode, profile="hw-ieee")
+            if exact is not None:
+                assert (words == exact[0]).all() and (flags == exact[1]).all(), \
+                    f"{s.name}->{d.name} {title}: differs from the exact path"
+                checked += n
+            ours = best_of(lambda: convert(bits, s.name, d.name, mode, profile="hw-ieee"), args.repeat)
+            with np.errstate(all="ignore"):
+                peer = best_of(lambda: values.astype(peer_type(d.name)), args.repeat)
+            ratio = ours / peer
+            if ratio > worst[title][0]:
+                worst[title] = (ratio, f"{s.name} -> {d.name}")
+            if ratio > goal:
+                over[title].append(f"{s.name}->{d.name} {ratio:.1f}x")
+            cells.append(f"{ours * 1e3:9.2f} {peer * 1e3:6.2f} {ratio:5.1f}x")
+        stand_in = "~" if s.name in STAND_INS or d.name in STAND_INS else " "
+        print(f"{s.name + ' -> ' + d.name + ' ' + mode:<23}{stand_in} {cells[0]}   {cells[1]}", flush=True)
+    print(f"\n{checked:,} element results checked equal to the exact path (words and flags)")
+    for title, goal in GOALS.items():
+        ratio, pair = worst[title]
+        print(f"{title}: worst {ratio:.1f}x ({pair}); {len(over[title])} of {len(pairs)} pairs above {goal:.0f}x"
+              + (": " + ", ".join(over[title]) if over[title] else ""))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=4_000_000)
+    parser.add_argument("--n", type=int, default=None, help="elements (default 4,000,000; --all: 1,048,576)")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--all", action="store_true", help="every pair hw-ieee accepts")
+    parser.add_argument("--source", help="with --all: only the pairs from this source type")
     args = parser.parse_args()
-    n = args.n
+    if args.all:
+        args.n = args.n or 1 << 20
+        return all_pairs(args)
+    n = args.n = args.n or 4_000_000
     rng = np.random.default_rng(2024)
     conversion.use_workers(1)
     normal = rng.standard_normal(n)
