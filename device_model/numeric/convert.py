@@ -278,7 +278,7 @@ def _fast(lane, s: DataType, d: DataType, mode, saturate, canonicalize):
     if convert_fast.fp32_to_fp64_applies(s, d):
         return convert_fast.fp32_to_fp64(lane, exact)
     if convert_fast.float_to_integer_applies(s, d):
-        return convert_fast.float_to_integer(lane, d, mode, saturate, exact)
+        return convert_fast.float_to_integer(lane, s, d, mode, saturate, exact)
     if convert_fast.integer_through_binary64_applies(s, d, _narrowing_applies):
         return convert_fast.integer_through_binary64(lane, s, d, exact_from(_dtype("FP64")))
     if convert_fast.binary32_through_bfloat16_applies(s, d):

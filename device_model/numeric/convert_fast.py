@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..dtypes import DataType
-from .flags import FLAG_NV
+from .flags import FLAG_NV, FLAG_NX
 from .integers import indefinite_word, maximum_word, minimum_word
 from .rounding import RoundingMode
 from .words import U64
@@ -70,11 +70,12 @@ def fp32_to_fp64(lane, exact):
 
 
 def float_to_integer_applies(s: DataType, d: DataType) -> bool:
-    return s.name == "FP32" and d.is_integer
+    return s.name in ("FP32", "FP64") and d.is_integer
 
 
 def _integral(v, mode: RoundingMode):
-    """The integral binary32 value ``v`` rounds to under ``mode`` (exact steps only)."""
+    """The integral value ``v`` rounds to under ``mode``, in ``v``'s own binary format (exact steps only)."""
+    ft = v.dtype.type
     if mode is RoundingMode.RTZ:
         return np.trunc(v)
     if mode is RoundingMode.RTM:
@@ -85,41 +86,73 @@ def _integral(v, mode: RoundingMode):
         return np.rint(v)
     if mode is RoundingMode.RNA:
         t = np.trunc(v)
-        away = np.abs(v - t) >= np.float32(0.5)
-        return t + np.copysign(away.astype(np.float32), v)
+        away = np.abs(v - t) >= ft(0.5)
+        return t + np.copysign(away.astype(ft), v)
     low = np.floor(v)
     if mode is RoundingMode.RHB:
-        return low + (v - low >= np.float32(0.5))
+        return low + (v - low >= ft(0.5))
     # RTO: floor if it is odd or v is integral, else floor + 1
-    even = (low - np.float32(2) * np.floor(low * np.float32(0.5))) == 0
+    even = (low - ft(2) * np.floor(low * ft(0.5))) == 0
     return low + ((v != low) & even)
 
 
-def float_to_integer(lane, d: DataType, mode: RoundingMode, saturate: bool, exact):
-    """FP32 lanes to integer type ``d``: ``(words, flags)``."""
+def float_to_integer(lane, s: DataType, d: DataType, mode: RoundingMode, saturate: bool, exact):
+    """FP32/FP64 lanes to integer type ``d``: ``(words, flags)``.
+
+    The rounded value ``r`` is clamped, in the source format, to ``[low, 2**bits]`` where
+    ``low`` is the lower endpoint of ``d``'s range (-1 for an unsigned ``d`` without Sat:
+    below its range the answer is the indefinite all-ones word); ``fmax`` takes NaN to
+    ``low``. Every clamped value is an integer of at most 33 bits, exact in int64, and the
+    lanes outside the range land on an endpoint that gives their answer: Sat, and an
+    unsigned ``d`` without it, clip the upper edge to the maximum; without Sat the words
+    wrap to ``d``'s width, which takes a signed type's ``2**(bits-1)`` to its minimum (its
+    indefinite word) and an unsigned one's -1 to all ones. NaN under Sat (0) is fixed lane by lane. 64-bit destinations select.
+    """
     with np.errstate(invalid="ignore"):
-        v = lane.view(np.float32)
-        r = _integral(v, mode).astype(np.float32, copy=False)
-        low = np.float32(d.int_min)
-        # int_max + 1 is a power of two (exact in binary32); an integral r fits iff r < it
-        limit = np.float32(2.0 ** (d.bits - 1 if d.signed else d.bits))
+        v = lane.view(np.float32 if s.bits == 32 else np.float64)
+        ft = v.dtype.type
+        r = _integral(v, mode).astype(ft, copy=False)
+        low = ft(d.int_min)
+        limit = ft(2.0 ** (d.bits - 1 if d.signed else d.bits))  # int_max + 1, a power of two
         fits = (r >= low) & (r < limit)  # NaN fails both
         inexact = r != v
-        if d.signed or d.bits < 64:
-            words = r.astype(np.int64).view(U64)
+        inexact &= fits
+        flags = inexact.view(np.uint8) * np.uint8(FLAG_NX)  # a multiply is cheaper than numpy's uint8 shift
+        outside = np.invert(fits, out=fits)
+        flags |= outside.view(np.uint8) * np.uint8(FLAG_NV)
+        if d.bits == 64:
+            return _select_integer(v, r, outside, d, saturate), flags
+        clamp_low = low if (saturate or d.signed) else ft(-1)
+        np.fmax(r, clamp_low, out=r)
+        np.fmin(r, limit, out=r)
+        words = r.astype(np.int64)
+        if saturate:
+            np.minimum(words, np.int64(d.int_max), out=words)
+            if d.signed:
+                nan = np.flatnonzero(v != v)
+                words[nan] = 0
+        else:  # wrap to d's width
+            if d.signed:
+                words -= np.int64(d.int_min)
+                words &= np.int64(d.mask)
+                words += np.int64(d.int_min)
+            else:  # above the range: the maximum, the indefinite word too
+                np.minimum(words, np.int64(d.int_max), out=words)
+                words &= np.int64(d.mask)
+    return words.view(U64), flags
+
+
+def _select_integer(v, r, outside, d: DataType, saturate: bool):
+    """Words of a 64-bit integer destination (its range edge 2**63 or 2**64 is not an int64)."""
+    words = r.astype(np.int64).view(U64) if d.signed else r.astype(np.uint64)
+    if outside.any():
+        if saturate:
+            bad = np.where(np.signbit(v), minimum_word(d), maximum_word(d))
+            bad = np.where(np.isnan(v), U64(0), bad)
         else:
-            words = r.astype(np.uint64)
-        flags = np.left_shift(inexact.view(np.uint8), np.uint8(4))
-        if not fits.all():
-            outside = ~fits
-            if saturate:
-                bad = np.where(np.signbit(v), minimum_word(d), maximum_word(d))
-                bad = np.where(np.isnan(v), U64(0), bad)
-            else:
-                bad = np.full(v.shape, indefinite_word(d))
-            words = np.where(outside, bad, words)
-            flags = np.where(outside, np.uint8(FLAG_NV), flags)
-    return words, flags
+            bad = np.full(v.shape, indefinite_word(d))
+        words = np.where(outside, bad, words)
+    return words
 
 
 # --- integer -> integer (TileConvertIntegerValue) with numpy's own casts --------------------

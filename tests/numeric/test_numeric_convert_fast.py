@@ -6,7 +6,15 @@ itself checked against the spec, ml_dtypes and the independent reference elsewhe
   large array (the table) and a small one (the exact path until the table exists);
 - FP32 sources: every high half-word with low halves at the rounding-relevant
   patterns (0, 1, ties, all ones), random encodings, and normals near every integer
-  range edge, for every integer destination and FP64, every mode, Sat 0/1.
+  range edge, for every integer destination and FP64, every mode, Sat 0/1;
+- FP64 sources into every integer type: random encodings, normals, every exponent with
+  the fraction patterns that decide a rounding, the integer range edges;
+- FP32 into the floats of at most 8 bits by round-to-odd into BF16: every high
+  half-word with those low halves (the BF16 value depends on the high half and on
+  whether the low half is zero), every mode, Sat and Canonicalize;
+- integers of at most 32 bits into every float the narrowing kernel serves from FP64;
+  a float type into itself; TF32 and HF32 sources (valid and invalid encodings) into
+  every type; integer pairs against ``integers.convert_integer``.
 """
 import importlib
 
@@ -15,6 +23,8 @@ import pytest
 
 from pto_avs.device_model import dtypes
 from pto_avs.device_model.numeric import convert, convert_fast
+from pto_avs.device_model.numeric.integers import convert_integer
+from pto_avs.device_model.numeric.words import container
 from pto_avs.device_model.numeric.rounding import RoundingMode
 
 conversion = importlib.import_module("pto_avs.device_model.numeric.convert")
@@ -28,7 +38,8 @@ FAST_TIER = [("BF16", "FP32"), ("FP16", "FP32"), ("FP16", "FP64"), ("BF16", "S8"
 def _compare(src, dst, codes, mode, saturate, canonicalize):
     s, d = dtypes.dtype(src), dtypes.dtype(dst)
     words, flags = convert(codes, src, dst, mode.name, saturate, "hw-ieee", canonicalize)
-    exact_words, exact_flags = conversion._hardware_exact(codes, s, d, mode, saturate, canonicalize)
+    exact_words, exact_flags = conversion._hardware_exact(conversion.lanes(codes, s.bits), s, d, mode, saturate,
+                                                          canonicalize)
     wrong = np.flatnonzero((words != exact_words) | (flags != exact_flags))
     assert wrong.size == 0, (
         f"{src}->{dst} {mode.name} Sat={int(saturate)} Canon={int(canonicalize)}: {wrong.size} differ; first "
@@ -80,10 +91,155 @@ def fp32_sources():
                            edges.view(np.uint32)])
 
 
-@pytest.mark.parametrize("dst", ["S8", "U8", "S16", "U16", "S32", "U32", "S64", "U64", "FP64"])
+def fp64_sources():
+    rng = np.random.default_rng(64)
+    edges = np.array([2.0 ** k + d for k in (3, 4, 7, 8, 15, 16, 31, 32, 63, 64) for d in (-1.5, -1, -0.5, 0, 0.5, 1, 1.5)])
+    edges = np.concatenate([edges, -edges, [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.0, -0.0, np.inf, -np.inf, np.nan]])
+    exponents = np.arange(1 << 12, dtype=np.uint64) << np.uint64(52)
+    fractions = np.array([0, 1, 1 << 51, (1 << 51) + 1, (1 << 52) - 1], dtype=np.uint64)
+    return np.concatenate([rng.integers(0, 1 << 64, 1 << 15, dtype=np.uint64),
+                           (rng.standard_normal(1 << 14) * 1000).view(np.uint64), edges.view(np.uint64),
+                           (exponents[:, None] | fractions[None, :]).reshape(-1),
+                           np.array([0x7FF0000000000001, 0xFFF0000000000001], dtype=np.uint64)])
+
+
+@pytest.mark.parametrize("dst", ["S8", "U8", "S16", "U16", "S32", "U32", "S64", "U64", "S4X2", "U4X2"])
+def test_fp64_sources_into_integers(dst):
+    codes = fp64_sources()
+    modes = list(RoundingMode) if dst in ("S8", "U32", "U4X2") else [RoundingMode.RTZ, RoundingMode.RHB]
+    for mode in modes:
+        for saturate in (False, True):
+            _compare("FP64", dst, codes, mode, saturate, False)
+
+
+def _fp32_rounding_patterns():
+    high = np.arange(1 << 16, dtype=np.uint32) << np.uint32(16)
+    lows = np.array([0, 1, 0x7FFF, 0x8000, 0x8001, 0xFFFF], dtype=np.uint32)
+    return (high[:, None] | lows[None, :]).reshape(-1)
+
+
+SMALL_FLOATS = [t.name for t in dtypes.ALL if convert_fast.binary32_through_bfloat16_applies(dtypes.dtype("FP32"), t)]
+
+
+def test_fp32_into_the_small_floats_goes_through_bfloat16():
+    assert set(SMALL_FLOATS) == {"HiF8", "E4M3", "E5M2", "E3M2", "E2M3", "E2M1X2", "E1M2X2", "HiF4X2"}
+    # the round-to-odd step: truncate, keep a nonzero low half as the lowest bit
+    odd = convert_fast.bfloat16_odd(np.array([0x3F808000, 0x3F800000, 0x7F800001, 0x7F7FFFFF, 0x80000001],
+                                             dtype=np.uint32))
+    assert odd.tolist() == [0x3F81, 0x3F80, 0x7F81, 0x7F7F, 0x8001]
+
+
+@pytest.mark.parametrize("dst", SMALL_FLOATS)
+def test_fp32_into_small_floats(dst):
+    codes = _fp32_rounding_patterns()
+    for mode in RoundingMode:
+        _compare("FP32", dst, codes, mode, dst in ("E4M3", "E2M1X2"), False)
+    _compare("FP32", dst, codes, RoundingMode.RNE, True, True)
+    _compare("FP32", dst, codes[::997], RoundingMode.RTP, False, False)  # small: no BF16 table yet, or the table
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dst", SMALL_FLOATS)
+def test_fp32_into_small_floats_every_option(dst):
+    codes = _fp32_rounding_patterns()
+    for mode in RoundingMode:
+        for saturate in (False, True):
+            for canonicalize in (False, True):
+                _compare("FP32", dst, codes, mode, saturate, canonicalize)
+
+
+def _integer_codes(t, count=1 << 14):
+    rng = np.random.default_rng(t.bits)
+    edges = [0, 1, 2, 3, t.mask, t.mask - 1, 1 << (t.bits - 1), (1 << (t.bits - 1)) - 1, (1 << (t.bits - 1)) + 1]
+    powers = [(1 << k) + d for k in range(t.bits) for d in (-1, 0, 1) if 0 <= (1 << k) + d <= t.mask]
+    codes = np.concatenate([rng.integers(0, t.mask, count, dtype=np.uint64, endpoint=True),
+                            np.array(edges + powers, dtype=np.uint64)])
+    return codes.astype(container(t.bits))
+
+
+NARROW_INTEGERS = [t for t in dtypes.ALL if t.is_integer and t.bits in (8, 16, 32)]
+BINARY64_FLOATS = [t.name for t in dtypes.ALL
+                   if convert_fast.integer_through_binary64_applies(dtypes.dtype("S32"), t, conversion._narrowing_applies)]
+
+
+def test_integers_go_through_binary64_into_the_binary_floats():
+    assert {"FP64", "FP32", "TF32", "HF32", "FP16", "BF16", "E4M3", "E5M2"} <= set(BINARY64_FLOATS)
+    assert "HiF8" not in BINARY64_FLOATS and "E8M0" not in BINARY64_FLOATS
+
+
+@pytest.mark.parametrize("src", [t.name for t in NARROW_INTEGERS])
+def test_integers_into_floats(src):
+    s = dtypes.dtype(src)
+    codes = _integer_codes(s)
+    for dst in BINARY64_FLOATS:
+        modes = list(RoundingMode) if dst in ("FP32", "FP16", "E4M3") else [RoundingMode.RNE, RoundingMode.RTZ]
+        for mode in modes:
+            _compare(src, dst, codes, mode, dst == "E4M3", False)
+            if s.bits < 32:  # below TABLE_MIN: the binary64 path, not the table
+                _compare(src, dst, codes[:999], mode, False, False)
+
+
+NATIVE_INTEGERS = [t.name for t in dtypes.ALL if t.is_integer and t.bits >= 8]
+
+
+@pytest.mark.parametrize("src", NATIVE_INTEGERS)
+def test_integer_pairs(src):
+    s = dtypes.dtype(src)
+    codes = _integer_codes(s).astype(np.uint64)
+    for dst in NATIVE_INTEGERS:
+        d = dtypes.dtype(dst)
+        assert convert_fast.native_integers_apply(s, d)
+        for saturate in (False, True):
+            words, flags = convert(codes, src, dst, "RNE", saturate, "hw-ieee")
+            expected = convert_integer(codes, s, d, saturate)
+            wrong = np.flatnonzero(words != expected)
+            assert wrong.size == 0 and not flags.any(), (
+                f"{src}->{dst} Sat={int(saturate)}: {wrong.size} differ; first {int(codes[wrong[0]]):#x}: "
+                f"{int(words[wrong[0]]):#x}, convert_integer {int(expected[wrong[0]]):#x}")
+
+
+def _float_codes(t):
+    if t.bits == 64:
+        return fp64_sources()
+    if t.bits == 32:
+        codes = np.concatenate([_fp32_rounding_patterns()[::3], fp32_sources()[-(1 << 12):]])
+        if t.must_be_zero:  # valid encodings beside the random (mostly invalid) ones
+            codes = np.concatenate([codes, codes & np.uint32(~t.must_be_zero & 0xFFFFFFFF)])
+        return codes
+    return _every_source(t.name)
+
+
+SAME_TYPES = [t.name for t in dtypes.ALL if convert_fast.same_type_applies(t, t)]
+
+
+def test_the_binary_floats_convert_into_themselves_by_a_copy():
+    assert set(SAME_TYPES) == {"FP64", "FP32", "TF32", "HF32", "FP16", "BF16", "E5M2"}
+
+
+@pytest.mark.parametrize("src", SAME_TYPES)
+def test_same_type(src):
+    codes = _float_codes(dtypes.dtype(src))
+    for mode in (RoundingMode.RNE, RoundingMode.RTZ):
+        for saturate in (False, True):
+            for canonicalize in (False, True):
+                _compare(src, src, codes, mode, saturate, canonicalize)
+
+
+@pytest.mark.parametrize("src", ["TF32", "HF32"])
+def test_constrained_binary32_sources(src):
+    codes = _float_codes(dtypes.dtype(src))
+    for d in dtypes.ALL:
+        if d.name == "E8M0":
+            continue
+        mode = RoundingMode.RTZ if d.is_integer else RoundingMode.RTP
+        _compare(src, d.name, codes, mode, d.name in ("S8", "E4M3"), False)
+        _compare(src, d.name, codes[:777], RoundingMode.RNE, False, True)
+
+
+@pytest.mark.parametrize("dst", ["S8", "U8", "S16", "U16", "S32", "U32", "S64", "U64", "S4X2", "U4X2", "FP64"])
 def test_fp32_sources(dst):
     codes = fp32_sources()
-    modes = list(RoundingMode) if dst in ("S8", "U32", "FP64") else [RoundingMode.RTZ, RoundingMode.RNA]
+    modes = list(RoundingMode) if dst in ("S8", "U32", "FP64", "S4X2") else [RoundingMode.RTZ, RoundingMode.RNA]
     for mode in modes:
         for saturate in (False, True):
             _compare("FP32", dst, codes, mode, saturate, False)
