@@ -281,6 +281,10 @@ def _fast(lane, s: DataType, d: DataType, mode, saturate, canonicalize):
         return convert_fast.float_to_integer(lane, s, d, mode, saturate, exact)
     if convert_fast.integer_through_binary64_applies(s, d, _narrowing_applies):
         return convert_fast.integer_through_binary64(lane, s, d, exact_from(_dtype("FP64")))
+    if convert_fast.binary64_through_binary32_applies(s, d):
+        fp32 = _dtype("FP32")
+        return convert_fast.binary64_through_binary32(
+            lane, lambda words: _hardware_lanes(words, fp32, d, mode, saturate, canonicalize), exact)
     if convert_fast.binary32_through_bfloat16_applies(s, d):
         return convert_fast.from_table(convert_fast.bfloat16_odd(lane), _dtype("BF16"), d, mode, saturate,
                                        canonicalize, exact_from(_dtype("BF16")))

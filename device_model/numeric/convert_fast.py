@@ -259,3 +259,46 @@ def constrained_binary32(lane, s: DataType, as_binary32, exact):
     if invalid.size:
         words[invalid], flags[invalid] = exact(lane[invalid])
     return words, flags
+
+
+# --- binary64 into floats narrower than binary32, through binary32 --------------------------
+
+_BINARY32_MAX = float(np.finfo(np.float32).max)
+
+
+def binary64_through_binary32_applies(s: DataType, d: DataType) -> bool:
+    """FP64 into FP16 and the floats of at most 8 bits (other than E8M0): each has at most 22
+    significant bits, a spacing at least four times FP32's, and overflows below FP32's maximum
+    under every mode. BF16, TF32 and HF32 share FP32's exponent range (an FP64 value beyond it
+    must overflow where FP32's maximum need not), so they keep the exact path."""
+    return (s.name == "FP64" and d.is_float and d.name not in ("FP64", "FP32", "E8M0", "BF16", "TF32", "HF32")
+            and d.fmt.frac_bits <= 21)
+
+
+def binary32_odd(lane):
+    """FP64 encodings rounded to FP32 by round-to-odd, as FP32 words (NaN and infinite lanes
+    are meaningless here). numpy's cast rounds to nearest; its error ``x - r`` is exact in
+    binary64, and where it is not zero an even result steps one unit toward ``x``. Values
+    beyond FP32's range are first clamped to just above its maximum, whose round-to-odd
+    result is that (odd) maximum, as it is for any larger value."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        x = np.clip(lane.view(np.float64), -(_BINARY32_MAX + 2.0 ** 102), _BINARY32_MAX + 2.0 ** 102)
+        r = x.astype(np.float32)
+        error = x - r.astype(np.float64)
+    words = r.view(np.uint32).copy()
+    inexact_even = (error != 0) & ((words & np.uint32(1)) == 0)
+    toward_zero = inexact_even & ((error < 0) == (x > 0))  # |r| > |x|
+    words += inexact_even
+    words -= toward_zero.view(np.uint8).astype(np.uint32) << np.uint32(1)
+    return words
+
+
+def binary64_through_binary32(lane, as_binary32, exact):
+    """``as_binary32(words)`` (the FP32 -> destination conversion) of the round-to-odd FP32
+    value: by the argument of ``bfloat16_odd`` (24 >= 22 + 2 significant bits) the result and
+    flags of the FP64 value. NaNs and infinities take the exact path."""
+    words, flags = as_binary32(binary32_odd(lane))
+    special = np.flatnonzero((lane & U64(0x7FF0000000000000)) == U64(0x7FF0000000000000))
+    if special.size:
+        words[special], flags[special] = exact(lane[special])
+    return words, flags

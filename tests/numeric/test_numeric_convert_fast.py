@@ -112,6 +112,41 @@ def test_fp64_sources_into_integers(dst):
             _compare("FP64", dst, codes, mode, saturate, False)
 
 
+BINARY32_NARROW = [t.name for t in dtypes.ALL if convert_fast.binary64_through_binary32_applies(dtypes.dtype("FP64"), t)]
+
+
+def _fp64_near_binary32():
+    """FP64 values at, just beside, and halfway between FP32 values (and FP32's neighbours of
+    the halfway points): where a wrong round-to-odd step would show."""
+    rng = np.random.default_rng(6432)
+    with np.errstate(invalid="ignore"):
+        f = rng.integers(0, 1 << 32, 1 << 14, dtype=np.uint64).astype(np.uint32).view(np.float32).astype(np.float64)
+    ties = (np.arange(1 << 16, dtype=np.uint64) << np.uint64(45)) | np.uint64(1 << 28)
+    return np.concatenate([fp64_sources(), f.view(np.uint64), np.nextafter(f, np.inf).view(np.uint64),
+                           np.nextafter(f, -np.inf).view(np.uint64), ties, ties + np.uint64(1), ties - np.uint64(1),
+                           ties | np.uint64(1 << 63)])
+
+
+def test_fp64_into_the_narrow_floats_goes_through_binary32():
+    assert set(BINARY32_NARROW) == {"FP16", "HiF8", "E4M3", "E5M2", "E3M2", "E2M3", "E2M1X2", "E1M2X2", "HiF4X2"}
+    # round-to-odd: an inexact even result steps toward the value; beyond FP32's range, its maximum
+    values = np.array([1 + 2.0 ** -30, -(1 + 2.0 ** -30), 1 - 2.0 ** -30, 2.0 ** -160, -2.0 ** -160, 1e300, 1.5],
+                      dtype=np.float64)
+    odd = convert_fast.binary32_odd(values.view(np.uint64))
+    assert odd.tolist() == [0x3F800001, 0xBF800001, 0x3F7FFFFF, 0x00000001, 0x80000001, 0x7F7FFFFF, 0x3FC00000]
+
+
+@pytest.mark.parametrize("dst", BINARY32_NARROW)
+def test_fp64_into_narrow_floats(dst):
+    codes = _fp64_near_binary32()
+    modes = list(RoundingMode) if dst in ("FP16", "E4M3", "HiF8") else [RoundingMode.RNE, RoundingMode.RTZ,
+                                                                        RoundingMode.RTO]
+    for mode in modes:
+        for saturate in (False, True):
+            _compare("FP64", dst, codes, mode, saturate, False)
+    _compare("FP64", dst, codes, RoundingMode.RNE, False, True)
+
+
 def _fp32_rounding_patterns():
     high = np.arange(1 << 16, dtype=np.uint32) << np.uint32(16)
     lows = np.array([0, 1, 0x7FFF, 0x8000, 0x8001, 0xFFFF], dtype=np.uint32)
