@@ -271,6 +271,10 @@ def _fast(lane, s: DataType, d: DataType, mode, saturate, canonicalize):
         fp32 = _dtype("FP32")
         return convert_fast.constrained_binary32(
             lane, s, lambda words: _hardware_lanes(words, fp32, d, mode, saturate, canonicalize), exact)
+    if convert_fast.widening_cast_applies(s, d):
+        found = convert_fast.widening_cast(lane, s, d, mode, saturate, canonicalize, exact_from(s))
+        if found is not None:
+            return found
     if convert_fast.table_applies(s, d):
         found = convert_fast.from_table(lane, s, d, mode, saturate, canonicalize, exact_from(s))
         if found is not None:

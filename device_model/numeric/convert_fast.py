@@ -302,3 +302,70 @@ def binary64_through_binary32(lane, as_binary32, exact):
     if special.size:
         words[special], flags[special] = exact(lane[special])
     return words, flags
+
+
+# --- widening casts, verified on every source encoding ---------------------------------------
+
+def _bfloat16_values(lane):
+    return (lane.astype(np.uint32) << np.uint32(16)).view(np.float32)
+
+
+_EXACT_VALUES = {"FP16": lambda lane: lane.view(np.float16), "BF16": _bfloat16_values,
+                 "S8": lambda lane: lane.view(np.int8), "U8": lambda lane: lane, "S16": lambda lane: lane.view(np.int16),
+                 "U16": lambda lane: lane}
+_WIDE = {"FP32": np.float32, "TF32": np.float32, "HF32": np.float32, "FP64": np.float64}
+_VERIFIED: dict = {}
+
+
+def widening_cast_applies(s: DataType, d: DataType) -> bool:
+    return s.name in _EXACT_VALUES and d.name in _WIDE
+
+
+def _cast(lane, s: DataType, d: DataType):
+    if s.name == "BF16" and d.bits == 32:  # the FP32 word is the BF16 word in the high half
+        words = lane.astype(U64)
+        words <<= U64(16)  # in place: a fresh array costs its page faults
+        return words
+    with np.errstate(invalid="ignore"):  # a signalling NaN: an exception lane, settled by the table
+        wide = _EXACT_VALUES[s.name](lane).astype(_WIDE[d.name])
+    return wide.view(np.uint64 if d.bits == 64 else np.uint32).astype(U64)
+
+
+def _special(lane, s: DataType):
+    """Lanes of a float source with the all-ones exponent (NaN, infinity); none for integers."""
+    if s.is_integer:
+        return None
+    exponent = lane.dtype.type(((1 << s.fmt.exp_bits) - 1) << s.fmt.frac_bits)
+    return (lane & exponent) == exponent
+
+
+def widening_cast(lane, s: DataType, d: DataType, mode, saturate, canonicalize, exact):
+    """FP16, BF16 and the 8/16-bit integers into FP32, TF32, HF32 and FP64 by numpy's cast of
+    the exact value (every such value is a value of the destination, the cast is exact), or
+    None. Used for a pair and options only once the cast has been compared with the exact
+    path on every source encoding: an encoding where they differ must be a NaN or infinity
+    (canonical NaN, NV, Sat's overflow), which then takes the exact table lane by lane; any
+    other difference disables the cast for that key. The flags of the others are 0."""
+    key = (s.name, d.name, mode, saturate, canonicalize)
+    table = _VERIFIED.get(key)
+    if table is None:
+        if lane.size < TABLE_MIN and s.bits > 8:
+            return None
+        codes = np.arange(1 << s.bits, dtype=np.uint64).astype(lane.dtype)
+        words, flags = exact(codes)
+        differ = (_cast(codes, s, d) != words) | (flags != 0)
+        special = _special(codes, s)
+        trusted = not (differ & ~special).any() if special is not None else not differ.any()
+        table = _VERIFIED[key] = (np.ascontiguousarray(words, dtype=U64), np.ascontiguousarray(flags, dtype=np.uint8)) \
+            if trusted else False
+    if table is False:
+        return None
+    words = _cast(lane, s, d)
+    flags = np.zeros(lane.shape, dtype=np.uint8)
+    special = _special(lane, s)
+    if special is not None:
+        rest = np.flatnonzero(special)
+        if rest.size:
+            index = lane[rest].astype(np.intp)
+            words[rest], flags[rest] = table[0][index], table[1][index]
+    return words, flags

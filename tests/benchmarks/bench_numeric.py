@@ -17,9 +17,11 @@ the exact path, words and flags, before timing. Ratios are time / peer time.
 ``--all`` times every pair hw-ieee accepts (25 x 25 types, less the E8M0 destinations of
 other sources: 603 pairs, integer pairs included) under the TCVT default mode (RTZ into an
 integer, else RNE), Sat=0, on both input sets, against ``astype`` between the peer types. Types
-without a peer in numpy or ml_dtypes are timed against a stand-in of their width, marked ``~``:
+without a peer in numpy or ml_dtypes are timed against a stand-in of their width, marked ``~``
+(their normal set is FP32's for TF32 and HF32, random encodings for the others):
 TF32 and HF32 against float32, HiF8 against float8_e4m3fn, E1M2X2 and HiF4X2 against
-float4_e2m1fn. Each result is checked equal to ``convert._hardware_exact`` (words and flags)
+float4_e2m1fn. Sources with constrained bits (TF32, HF32, E3M2, E2M3) get valid encodings
+only: TCVT legality rejects the others before execution. Each result is checked equal to ``convert._hardware_exact`` (words and flags)
 first. Goals (issue 27): 2x on normal inputs, 4x on random encodings; the summary counts the
 pairs above them.
 """
@@ -106,13 +108,18 @@ def all_pairs(args) -> None:
         cells = []
         for title, goal in GOALS.items():
             src_peer = peer_type(s.name)
-            if title == "standard normal" and s.name in ALL_PEERS:
+            if title == "standard normal" and (s.name in ALL_PEERS or s.name in ("TF32", "HF32")):
                 scale = 100.0 if d.is_integer or s.is_integer else 1.0
                 with np.errstate(all="ignore"):
                     values = (normal * scale).astype(src_peer)
                 bits = carrier_lanes(values.view(f"u{values.dtype.itemsize}"), s.bits)
+                if s.must_be_zero:  # TF32/HF32: the FP32 values with the constrained bits cleared
+                    bits &= bits.dtype.type(~s.must_be_zero & s.mask)
+                    values = bits.view(src_peer)
             else:  # random encodings (and the normal set of a type without a peer: its random encodings)
                 bits = carrier_lanes(rng.integers(0, 1 << s.bits, n, dtype=np.uint64), s.bits)
+                if s.must_be_zero:  # valid encodings: legality rejects the others before a TCVT runs
+                    bits &= bits.dtype.type(~s.must_be_zero & s.mask)
                 values = bits.astype(f"u{np.dtype(src_peer).itemsize}").view(src_peer)
             exact = conversion._hardware_exact(conversion.lanes(bits, s.bits), s, d, rounding_mode(mode), False, False) \
                 if not (s.is_integer and d.is_integer) else None

@@ -293,3 +293,22 @@ def test_every_source_of_every_table_pair(src):
             for saturate in (False, True):
                 _compare(src, dst, codes, mode, saturate, False)
         _compare(src, dst, codes, RoundingMode.RNE, False, True)
+
+
+def test_a_widening_cast_is_used_only_once_it_agrees_with_the_exact_path():
+    for src, dst in (("FP16", "FP32"), ("BF16", "FP64"), ("S8", "TF32"), ("U16", "FP32")):
+        assert convert_fast.widening_cast_applies(dtypes.dtype(src), dtypes.dtype(dst))
+        convert(_every_source(src), src, dst, "RTZ", True, "hw-ieee")
+        assert convert_fast._VERIFIED[(src, dst, RoundingMode.RTZ, True, False)] is not False
+    # a 16-bit integer needs rounding into TF32's 11 significant bits: the cast is refused
+    _compare("S16", "TF32", _every_source("S16"), RoundingMode.RTZ, False, False)
+    assert convert_fast._VERIFIED[("S16", "TF32", RoundingMode.RTZ, False, False)] is False
+
+
+def test_a_wrong_widening_cast_is_refused(monkeypatch):
+    wrong = dict(convert_fast._EXACT_VALUES)
+    wrong["BF16"] = lambda lane: (lane.astype(np.uint32) << np.uint32(15)).view(np.float32)  # off by one bit
+    monkeypatch.setattr(convert_fast, "_EXACT_VALUES", wrong)
+    monkeypatch.setattr(convert_fast, "_VERIFIED", {})
+    _compare("BF16", "FP32", _every_source("BF16"), RoundingMode.RNA, False, False)
+    assert convert_fast._VERIFIED[("BF16", "FP32", RoundingMode.RNA, False, False)] is False
