@@ -306,9 +306,13 @@ def test_a_widening_cast_is_used_only_once_it_agrees_with_the_exact_path():
 
 
 def test_a_wrong_widening_cast_is_refused(monkeypatch):
-    wrong = dict(convert_fast._EXACT_VALUES)
-    wrong["BF16"] = lambda lane: (lane.astype(np.uint32) << np.uint32(15)).view(np.float32)  # off by one bit
-    monkeypatch.setattr(convert_fast, "_EXACT_VALUES", wrong)
+    right = convert_fast._cast
+
+    def off_by_one_bit(lane, s, d):  # a cast wrong on one finite encoding (BF16 1.0)
+        words = right(lane, s, d)
+        words[lane == 0x3F80] ^= np.uint64(1)
+        return words
+    monkeypatch.setattr(convert_fast, "_cast", off_by_one_bit)
     monkeypatch.setattr(convert_fast, "_VERIFIED", {})
     _compare("BF16", "FP32", _every_source("BF16"), RoundingMode.RNA, False, False)
     assert convert_fast._VERIFIED[("BF16", "FP32", RoundingMode.RNA, False, False)] is False
