@@ -358,9 +358,31 @@ def _words_array(words, what: str) -> np.ndarray:
     return np.vectorize(lambda v: _word(v, what), otypes=[np.uint64])(array)  # names the first bad value
 
 
+_WHERE = "\x00where\x00"  # stands for the caller's name in a refusal of the cached allocation
+
+
 def _configured_tile(where: str, dtype, capacity: int, cols, valid, layout, location, mask, limit: int):
     """The tile ``configure_tile`` allocates (every element undefined), its descriptor checked
-    against the tile rules (ValueError otherwise)."""
+    against the tile rules (ValueError otherwise). One blank tile per descriptor is shared by
+    every machine: its arrays are read-only (a write makes a copy, as ``_written`` does), and
+    its derived members are computed once."""
+    try:
+        return _blank_configured_tile(dtype, capacity, cols, valid, layout, location, mask, limit)
+    except ValueError as exc:
+        raise ValueError(str(exc).replace(_WHERE, where)) from None
+    except TypeError:  # an unhashable argument: checked uncached, for its own message
+        return _checked_tile(where, dtype, capacity, cols, valid, layout, location, mask, limit)
+
+
+@lru_cache(maxsize=4096, typed=True)  # typed: True, 1 and 1.0 are different arguments
+def _blank_configured_tile(dtype, capacity, cols, valid, layout, location, mask, limit):
+    tile = _checked_tile(_WHERE, dtype, capacity, cols, valid, layout, location, mask, limit)
+    tile.payload.setflags(write=False)
+    tile.defined.setflags(write=False)
+    return tile
+
+
+def _checked_tile(where: str, dtype, capacity: int, cols, valid, layout, location, mask, limit: int):
     t = dtypes.dtype(dtype)
     layout = layout_name(layout)
     location = location_name(location or ("Matrix" if is_cube(layout) else "Any"))

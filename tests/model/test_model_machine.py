@@ -363,3 +363,25 @@ def test_any_word_sequence_ends_in_observation_or_fault(items):
         replay = _setup()
         replay.run(items[: result.step])
         assert m.snapshot().same_as(replay.snapshot()), m.snapshot().differences(replay.snapshot())
+
+
+def test_machines_configured_alike_share_no_contents():
+    """configure_tile hands every machine the same blank tile for a descriptor (cached): a write
+    on one machine must leave another machine's tile, and a later configuration, blank."""
+    first, second = Machine(), Machine()
+    for machine in (first, second):
+        machine.configure_tile(3, dtype="U32", capacity=256, cols=16, valid=(4, 16))
+    first.write_tile(3, np.full((4, 16), 7, dtype=np.uint64))
+    assert (first.snapshot().tiles[3].words[:4] == 7).all()
+    for machine in (second, Machine()):
+        machine.configure_tile(3, dtype="U32", capacity=256, cols=16, valid=(4, 16))
+        view = machine.snapshot().tiles[3]
+        assert not view.defined.any() and not view.words.any()
+
+
+def test_a_refused_configuration_names_its_caller_even_when_cached():
+    for _ in range(2):  # the second refusal comes from the cache's path
+        with pytest.raises(ValueError, match=r"^configure_tile\(5\): capacity 100 must be a multiple of 128"):
+            Machine().configure_tile(5, dtype="U32", capacity=100, cols=16, valid=(1, 16))
+    with pytest.raises(ValueError, match=r"^configure_shared_tile\(2\): capacity 100"):
+        Machine().configure_shared_tile(2, dtype="U32", capacity=100, cols=16, valid=(1, 16))
