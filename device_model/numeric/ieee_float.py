@@ -170,7 +170,8 @@ CHUNK = 1 << 15  # elements per step: a few dozen 64-bit temporaries stay in cac
 def _flat_lanes(t: DataType, values):
     """The broadcast shape and the operands as flat contiguous lane arrays."""
     arrays = [v if isinstance(v, np.ndarray) and v.dtype.kind == "u" else as_words(v) for v in values]
-    arrays = np.broadcast_arrays(*arrays)
+    if any(a.shape != arrays[0].shape for a in arrays):  # equal shapes (the tile case) need no broadcast
+        arrays = np.broadcast_arrays(*arrays)
     return arrays[0].shape, [lanes(np.ascontiguousarray(a).reshape(-1), t.bits) for a in arrays]
 
 

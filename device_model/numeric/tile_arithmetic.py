@@ -48,7 +48,9 @@ UNARY = ("SQRT", "RSQRT", "RECIP", "EXP", "LOG")
 
 
 def _words(*values):
-    arrays = np.broadcast_arrays(*[as_words(v) for v in values])
+    arrays = [as_words(v) for v in values]
+    if any(a.shape != arrays[0].shape for a in arrays):  # equal shapes (the tile case) need no broadcast
+        arrays = np.broadcast_arrays(*arrays)
     return arrays[0].shape, [a.reshape(-1) for a in arrays]
 
 
