@@ -321,14 +321,21 @@ def widening_cast_applies(s: DataType, d: DataType) -> bool:
     return s.name in _EXACT_VALUES and d.name in _WIDE
 
 
+_CAST_BLOCK = 1 << 16
+
+
 def _cast(lane, s: DataType, d: DataType):
     if s.name == "BF16" and d.bits == 32:  # the FP32 word is the BF16 word in the high half
         words = lane.astype(U64)
         words <<= U64(16)  # in place: a fresh array costs its page faults
         return words
+    words = np.empty(lane.shape, dtype=U64)
+    values, wide, unsigned = _EXACT_VALUES[s.name], _WIDE[d.name], np.uint64 if d.bits == 64 else np.uint32
     with np.errstate(invalid="ignore"):  # a signalling NaN: an exception lane, settled by the table
-        wide = _EXACT_VALUES[s.name](lane).astype(_WIDE[d.name])
-    return wide.view(np.uint64 if d.bits == 64 else np.uint32).astype(U64)
+        for first in range(0, lane.size, _CAST_BLOCK):  # block temporaries stay in cache, no fresh pages
+            block = slice(first, first + _CAST_BLOCK)
+            words[block] = values(lane[block]).astype(wide).view(unsigned)
+    return words
 
 
 def _special(lane, s: DataType):
