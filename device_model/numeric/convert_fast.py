@@ -1,24 +1,32 @@
-"""Fast exact hw-ieee conversions for the pairs the narrowing kernel does not serve.
+"""Fast exact hw-ieee conversions: each path serves the pairs named here and gives, words and
+flags, what ``convert._hardware_exact`` gives (checked in tests/numeric/test_numeric_convert_fast.py);
+``convert._fast`` picks the first that applies, in this order.
 
+- A float type into itself (FP64, FP32, TF32, HF32, FP16, BF16, E5M2): the finite words are
+  the result; NaN and infinite lanes (and TF32/HF32 lanes with a constrained bit set) take
+  the exact path.
+- TF32 and HF32 sources: a valid encoding is the FP32 encoding of its value, so the FP32
+  conversion serves it; invalid encodings take the exact path.
+- FP16, BF16 and the 8/16-bit integers into FP32, TF32, HF32 and FP64: numpy's cast of the
+  exact value, trusted for a pair and options only once it matched the exact path on every
+  source encoding (``widening_cast``).
 - Sources of at most 16 bits (FP16, BF16, the 8-bit floats, 8- and 16-bit integers
   into a floating type or from one): one table of every source encoding per
-  (pair, mode, Sat, Canonicalize), computed once by the exact path itself
-  (``convert._hardware_exact``), then a gather of words and flags. Arrays of a 16-bit
-  source below ``TABLE_MIN`` elements run the exact path until the table exists (a table
-  costs one exact run of 65,536 encodings); an 8-bit source's table is built at once.
-- FP32 -> FP64: binary64 holds every FP32 value; the words are the binary64 bits
-  (numpy's widening is exact); NaN and infinity lanes take the exact path's
-  values (canonical NaN, NV for a signalling one unless Canonicalize; an infinity
-  keeps its sign, or saturates with OF|NX under Sat).
-- FP32 -> integers: the integral candidate is computed in binary32 itself, where
-  every step is exact (``trunc``, ``floor``, ``ceil``, ``rint`` return
-  representable integers; ``v - floor(v)`` is exact; parity of an integral value
-  is exact), so no host float decides anything a rounding of the exact value would
-  not: RTZ trunc, RTM floor, RTP ceil, RNE rint, RNA trunc plus one away from zero
-  where ``|v - trunc(v)| >= 1/2``, RHB floor plus one where ``v - floor(v) >= 1/2``,
-  RTO the odd one of floor and ceil. In range: the integer with NX iff it differs
-  from ``v``; out of range (after rounding), NaN or infinite: the exact path's rule
-  (indefinite or the nearer endpoint under Sat, NaN -> 0 under Sat; NV only).
+  (pair, mode, Sat, Canonicalize), computed once by the exact path itself, then a gather
+  of words and flags. Arrays of a 16-bit source below ``TABLE_MIN`` elements run the exact
+  path until the table exists (a table costs one exact run of 65,536 encodings); an 8-bit
+  source's table is built at once.
+- FP32 -> FP64: binary64 holds every FP32 value; NaN and infinity lanes take the exact path.
+- FP32 and FP64 -> integers: the integral candidate is computed in the source format itself,
+  where every step is exact (``_integral``); range and the indefinite or saturated answers by
+  clamping (``float_to_integer``).
+- Integers of at most 32 bits into the binary floats: exact in binary64, then the narrowing
+  kernel from FP64, which rounds once.
+- FP64 into FP16 and the floats of at most 8 bits: round-to-odd into FP32, then the FP32 path;
+  FP32 into the floats of at most 8 bits: round-to-odd into BF16, then the BF16 table. With at
+  least two more significant bits in the intermediate than in the destination (and its range),
+  rounding the round-to-odd value gives the result and the flags of rounding the original.
+- Integer pairs of 8 to 64 bits: numpy's modular casts (Sat=0), clipped first under Sat=1.
 """
 from __future__ import annotations
 
