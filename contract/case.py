@@ -123,10 +123,13 @@ def member_problem(path: str, value, wanted: str) -> Optional[str]:
 
 def observation_problem(observation: "Observation") -> Optional[str]:
     """The first member of ``observation`` (or of one of its tiles) of the wrong type, named by its path."""
+    exact = _EXACT_JSON_TYPES.get  # (the common case, each member of its JSON type, is one look-up each)
     for name, wanted in MEMBER_TYPES.items():
-        problem = member_problem(name, getattr(observation, name), wanted)
-        if problem:
-            return problem
+        value = getattr(observation, name)
+        if value is not None and exact(type(value)) != wanted:
+            problem = member_problem(name, value, wanted)
+            if problem:
+                return problem
     problem = memory_problem(observation)
     if problem:
         return problem
@@ -135,9 +138,11 @@ def observation_problem(observation: "Observation") -> Optional[str]:
         if not isinstance(tile, TileObservation):
             return f"member '{member}.{index}' must be a tile, not {json_type(tile)}"
         for name, wanted in TILE_MEMBER_TYPES.items():
-            problem = member_problem(f"{member}.{index}.{name}", getattr(tile, name), wanted)
-            if problem:
-                return problem
+            value = getattr(tile, name)
+            if value is not None and exact(type(value)) != wanted:
+                problem = member_problem(f"{member}.{index}.{name}", value, wanted)
+                if problem:
+                    return problem
         problem = tile_meaning_problem(f"{member}.{index}", tile)
         if problem:
             return problem

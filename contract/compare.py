@@ -425,7 +425,10 @@ class _Checks:
     def flags(self) -> AspectVerdict:
         expected, observed = self.case.expect["flags"], self.obs.flags
         tally = _Tally("flags")
-        tally.check(expected == observed, "NumericStatus", describe_flags(expected), describe_flags(observed))
+        if expected == observed:  # (the values are described only for a mismatch)
+            tally.checked += 1
+        else:
+            tally.check(False, "NumericStatus", describe_flags(expected), describe_flags(observed))
         return tally.verdict()
 
     def encoding(self) -> AspectVerdict:
@@ -526,7 +529,10 @@ class _Checks:
                     observed = list(observed)
                 elif name == "storage_kind":
                     observed = got.kind
-                tally.check(expected == observed, f"tile {index} {name}", str(expected),
+                if expected == observed:  # (named and described only for a mismatch)
+                    tally.checked += 1
+                    continue
+                tally.check(False, f"tile {index} {name}", str(expected),
                             "nothing (not reported)" if observed is None else str(observed))
         return tally.verdict()
 
@@ -601,7 +607,10 @@ class _Checks:
                     continue
                 observed = getattr(arrays.obs, name)
                 observed = list(observed) if name == "valid" and observed is not None else observed
-                tally.check(observed == tile[name], f"tile {index} {name}", str(tile[name]), str(observed))
+                if observed == tile[name]:  # (named and described only for a mismatch)
+                    tally.checked += 1
+                    continue
+                tally.check(False, f"tile {index} {name}", str(tile[name]), str(observed))
             if arrays.words is None:
                 tally.check(False, f"tile {index} words", "the initial contents", "nothing (not reported)")
                 continue
@@ -663,6 +672,7 @@ class _Checks:
         has_defined = np.zeros((rows, cols), bool)
         inside = np.zeros((rows, cols), bool)
         inside[:vr, :vc] = True
+        outside = ~inside
         if "data" in tile:
             data = tile["data"]
             shape = (len(data), len(data[0]) if data else 0)
@@ -677,11 +687,11 @@ class _Checks:
             has_value[:vr, :vc] = True
         padding = tile.get("padding")
         if padding is not None:
-            has_defined[~inside] = True
-            want_defined[~inside] = padding["defined"]
+            has_defined[outside] = True
+            want_defined[outside] = padding["defined"]
             if "value" in padding:
-                value[~inside] = np.uint64(padding["value"])
-                has_value[~inside] = True
+                value[outside] = np.uint64(padding["value"])
+                has_value[outside] = True
         for key, element in tile.get("elements", {}).items():
             r, c = parse_coordinate(key)
             if r >= rows or c >= cols:
@@ -704,14 +714,16 @@ class _Checks:
         if packed is not None:  # the bits as packed: bit i % 8 of byte i // 8 must hold logical element i
             _compare_grid(tallies["payload"], f"{index} packed bits", packed, value, has_value & inside, None,
                           None, mask_bits=1, dtype=None)
-        if (has_defined & ~inside).any():
+        padding_defined = has_defined & outside
+        if padding_defined.any():
             _compare_grid(tallies["padding_defined"], index, arrays, value, np.zeros_like(inside), want_defined,
-                          has_defined & ~inside, mask_bits=bits, dtype=dtype)
-        if (has_value & ~inside).any():
-            _compare_grid(tallies["padding_value"], index, arrays, value, has_value & ~inside, None,
+                          padding_defined, mask_bits=bits, dtype=dtype)
+        padding_value = has_value & outside
+        if padding_value.any():
+            _compare_grid(tallies["padding_value"], index, arrays, value, padding_value, None,
                           None, mask_bits=bits, dtype=dtype, only_defined=True)
             if packed is not None:
-                _compare_grid(tallies["padding_value"], f"{index} packed bits", packed, value, has_value & ~inside,
+                _compare_grid(tallies["padding_value"], f"{index} packed bits", packed, value, padding_value,
                               None, None, mask_bits=1, dtype=None, only_defined=True)
 
     # -- observed tiles
@@ -778,10 +790,14 @@ def _grid(name: str, index: int, data, dtype, rows, cols) -> Optional[np.ndarray
         array = np.array(data, dtype=dtype)
     except (TypeError, ValueError, OverflowError) as exc:
         raise MalformedObservation(f"tile {index} {name}: {exc}") from None
+    _check_grid_shape(name, index, array, rows, cols)
+    return array
+
+
+def _check_grid_shape(name: str, index: int, array: np.ndarray, rows, cols) -> None:
     if array.ndim != 2 or (rows is not None and array.shape[0] != rows) or (cols is not None and array.shape[1] != cols):
         raise MalformedObservation(
             f"tile {index} {name}: expected a {rows}x{cols} grid, got shape {array.shape}")
-    return array
 
 
 def _all_booleans(grid) -> bool:
@@ -793,11 +809,26 @@ def _all_booleans(grid) -> bool:
     return array.size == 0 or array.dtype == np.bool_
 
 
+def _defined_grid(index: int, obs: TileObservation) -> Optional[np.ndarray]:
+    """The observed definedness as a bool grid (``_all_booleans`` then ``_grid``); a list of
+    lists of bools, what a device answers, is converted once (its inferred type says it is bool)."""
+    data = obs.defined
+    if type(data) is list:
+        try:
+            array = np.asarray(data)
+        except (TypeError, ValueError):
+            array = None
+        if array is not None and array.dtype == np.bool_ and array.size:
+            _check_grid_shape("defined", index, array, obs.rows, obs.cols)
+            return array
+    if data is not None and not _all_booleans(data):
+        raise MalformedObservation(f"tile {index} defined: expected booleans")
+    return _grid("defined", index, data, bool, obs.rows, obs.cols)
+
+
 def _tile_arrays(index: int, obs: TileObservation) -> _TileArrays:
     words = _grid("words", index, obs.words, np.uint64, obs.rows, obs.cols)
-    if obs.defined is not None and not _all_booleans(obs.defined):
-        raise MalformedObservation(f"tile {index} defined: expected booleans")
-    defined = _grid("defined", index, obs.defined, bool, obs.rows, obs.cols)
+    defined = _defined_grid(index, obs)
     shape = words.shape if words is not None else (defined.shape if defined is not None else None)
     if words is not None and defined is not None and words.shape != defined.shape:
         raise MalformedObservation(f"tile {index}: words {words.shape} and defined {defined.shape} differ in shape")
@@ -862,16 +893,17 @@ def _compare_grid(tally: _Tally, index: int, arrays: _TileArrays, value: np.ndar
     if mask_bits is not None and mask_bits < 64:
         observed = observed & np.uint64((1 << mask_bits) - 1)
 
-    bad_defined = np.zeros((rows, cols), bool)
+    bad_defined = None  # (None: nothing to judge there, all False)
     if check_defined is not None and observed_defined is not None:
         bad_defined = check_defined & (observed_defined[:rows, :cols] != want_defined)
-    value_checked = check_value.copy()
+    value_checked = check_value  # (never written in place: the arrays below are new ones)
     if observed_defined is not None:
         # An undefined element has no value to compare: where it should be defined it is
         # reported as undefined; in the padding values are compared only where defined.
-        value_checked &= ~bad_defined
+        if bad_defined is not None:
+            value_checked = value_checked & ~bad_defined
         if only_defined:
-            value_checked &= observed_defined[:rows, :cols]
+            value_checked = value_checked & observed_defined[:rows, :cols]
     bad_value = value_checked & (observed != value)
     if ulp_tolerance and dtype and bad_value.any():
         near = _within_ulp(value, observed, dtype, ulp_tolerance) & bad_value
@@ -880,12 +912,14 @@ def _compare_grid(tally: _Tally, index: int, arrays: _TileArrays, value: np.ndar
             tally.tolerated += int(np.count_nonzero(near))
             tally.worst = max(tally.worst, int(_ulp_distance(value[near], observed[near], dtype).max()))
             bad_value &= ~near
-    checked = value_checked | (check_defined if check_defined is not None else False)
+    checked = value_checked | check_defined if check_defined is not None else value_checked
     tally.checked += int(np.count_nonzero(checked))
-    bad = bad_value | bad_defined
+    bad = bad_value | bad_defined if bad_defined is not None else bad_value
     count = int(np.count_nonzero(bad))
     if not count:
         return
+    if bad_defined is None:
+        bad_defined = np.zeros((rows, cols), bool)
     tally.mismatches += count
     coords = np.argwhere(bad)  # row-major order
     r0, c0 = (int(v) for v in coords[0])
