@@ -489,8 +489,11 @@ class _NarrowingKernel:
         words, flags = _generic(representatives.reshape(-1), s, d, mode, saturate, canonicalize)
         self.band_words, self.band_flags = words.reshape(2, -1), flags.reshape(2, -1)
         self.magnitude_mask, self.sign_bit = ct((1 << sf.sign_bit) - 1), ct(sf.sign_bit)
+        self.unsettled_codes = ~np.concatenate([self.settled, self.settled])  # by sign * 7 + band
 
     def _settle_far(self, lane, undecided, words, flags):
+        if 4 * undecided.size > lane.size:  # dense (random wide encodings): whole-block, no index lists
+            return self._settle_far_dense(lane, undecided, words, flags)
         block = lane[undecided]
         magnitude = block & self.magnitude_mask
         band = np.searchsorted(self.edges, magnitude, side="right")
@@ -500,6 +503,28 @@ class _NarrowingKernel:
             done = undecided[settled]
             words[done] = self.band_words[sign, band[settled]]
             flags[done] = self.band_flags[sign, band[settled]]
+        return self._settle_subnormal(undecided, magnitude, settled, words, flags)
+
+    def _settle_far_dense(self, lane, undecided, words, flags):
+        """``_settle_far`` over the whole block: a lane's band and sign index one table of the
+        fourteen results; the lanes of band 2 (the normal range among them) keep theirs."""
+        magnitude = lane & self.magnitude_mask
+        code = (lane >> self.sign_bit).astype(np.intp)
+        code *= self.edges.size + 1
+        for edge in self.edges:  # the band: how many edges the magnitude reaches (searchsorted "right")
+            code += magnitude >= edge
+        kept = np.flatnonzero(np.take(self.unsettled_codes, code))  # band 2: the kernel's own results
+        kernel_words, kernel_flags = words[kept], flags[kept]
+        np.take(self.band_words.reshape(-1), code, out=words)
+        np.take(self.band_flags.reshape(-1), code, out=flags)
+        words[kept], flags[kept] = kernel_words, kernel_flags
+        settled = np.ones(lane.shape, dtype=bool)
+        settled[kept] = False
+        return self._settle_subnormal(undecided, magnitude[undecided], settled[undecided], words, flags)
+
+    def _settle_subnormal(self, undecided, magnitude, settled, words, flags):
+        """In place, source subnormals whose result stays subnormal are tiny: UF joins NX.
+        Returns the lanes of ``undecided`` left to the generic path."""
         if self.source_normal is not None:
             subnormal = ~settled & (magnitude < self.source_normal)
             subnormal[subnormal] = (words[undecided[subnormal]] & self.result_magnitude) < self.result_normal
