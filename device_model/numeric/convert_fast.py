@@ -57,10 +57,29 @@ def from_table(lane, s: DataType, d: DataType, mode, saturate, canonicalize, exa
         codes = np.arange(1 << s.bits, dtype=np.uint64).astype(lane.dtype)
         words, flags = exact(codes)
         table = _TABLES[key] = (np.ascontiguousarray(words, dtype=U64), np.ascontiguousarray(flags, dtype=np.uint8))
-    index = lane.astype(np.intp)  # np.take is slow on narrower index types
     if s.bits not in (8, 16):
-        index &= (1 << s.bits) - 1
-    return np.take(table[0], index), np.take(table[1], index)
+        lane = lane & lane.dtype.type((1 << s.bits) - 1)
+    return _gather(table, lane)
+
+
+_GATHER_BLOCK = 1 << 14
+
+
+def _gather(table, lane):
+    """``table``'s words and flags at every lane, block by block: the intp index (np.take is
+    slow on narrower index types) is one cache-sized buffer, and the gathers write straight into
+    the results, so no whole-array temporary is made."""
+    words = np.empty(lane.shape, dtype=U64)
+    flags = np.empty(lane.shape, dtype=np.uint8)
+    flat_lane, flat_words, flat_flags = lane.reshape(-1), words.reshape(-1), flags.reshape(-1)
+    index = np.empty(min(_GATHER_BLOCK, flat_lane.size), dtype=np.intp)
+    for first in range(0, flat_lane.size, _GATHER_BLOCK):
+        last = min(first + _GATHER_BLOCK, flat_lane.size)
+        at = index[:last - first]
+        np.copyto(at, flat_lane[first:last], casting="unsafe")  # unsigned lanes below the table's size
+        np.take(table[0], at, out=flat_words[first:last], mode="clip")
+        np.take(table[1], at, out=flat_flags[first:last], mode="clip")
+    return words, flags
 
 
 def fp32_to_fp64_applies(s: DataType, d: DataType) -> bool:
