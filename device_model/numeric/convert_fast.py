@@ -123,8 +123,29 @@ def _integral(v, mode: RoundingMode):
     return low + ((v != low) & even)
 
 
+_BLOCK = 1 << 15
+
+
+def in_blocks(kernel, lane, *args):
+    """``kernel(lane_block, *args) -> (words, flags)`` over cache-sized blocks into one result:
+    a block's temporaries are small and reused, where whole-array ones each cost fresh pages."""
+    if lane.size <= _BLOCK:
+        return kernel(lane, *args)
+    words = np.empty(lane.shape, dtype=U64)
+    flags = np.empty(lane.shape, dtype=np.uint8)
+    for first in range(0, lane.size, _BLOCK):
+        block = slice(first, first + _BLOCK)
+        words[block], flags[block] = kernel(lane[block], *args)
+    return words, flags
+
+
 def float_to_integer(lane, s: DataType, d: DataType, mode: RoundingMode, saturate: bool, exact):
-    """FP32/FP64 lanes to integer type ``d``: ``(words, flags)``.
+    """FP32/FP64 lanes to integer type ``d``: ``(words, flags)``, block by block."""
+    return in_blocks(_float_to_integer, lane, s, d, mode, saturate)
+
+
+def _float_to_integer(lane, s: DataType, d: DataType, mode: RoundingMode, saturate: bool):
+    """``float_to_integer`` of one block.
 
     The rounded value ``r`` is clamped, in the source format, to ``[low, 2**bits]`` where
     ``low`` is the lower endpoint of ``d``'s range (-1 for an unsigned ``d`` without Sat:
@@ -193,6 +214,10 @@ def native_integers_apply(s: DataType, d: DataType) -> bool:
 
 
 def integer_to_integer(lane, s: DataType, d: DataType, saturate: bool):
+    return in_blocks(_integer_to_integer, lane, s, d, saturate)
+
+
+def _integer_to_integer(lane, s: DataType, d: DataType, saturate: bool):
     """Words of ``d`` (sign-extended for S types): numpy's integer casts are modular, which is
     Sat=0's rule (reinterpret at the source width, wrap to the destination's); Sat=1 clamps the
     source value to the destination range first. Flags are 0."""
