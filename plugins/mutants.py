@@ -12,8 +12,9 @@ outside ``device_model`` in one of two ways:
   replaced (``unittest.mock.patch.object``) by a buggy variant built from the
   original. A device runs its cases synchronously in one thread, and every
   patch is undone when ``execute`` returns, so the golden model is never
-  affected outside a mutant's own ``execute``. No patched function feeds an
-  ``lru_cache`` of the model (the wrappers sit outside the cached functions);
+  affected outside a mutant's own ``execute``. The model's memo caches that
+  patched functions could fill (``MODEL_MEMOS``) are empty or uncached during a
+  mutant's ``execute``, so the golden model and a mutant never share a memoised result;
 - an *observation filter*, for bugs that are purely observational (how a fault
   is reported).
 
@@ -612,11 +613,31 @@ class MutantDevice(GoldenDevice):
 
     def execute(self, case: Case) -> Observation:
         with ExitStack() as stack:
-            for patch in self.mutant.patches:
+            for patch in (*MODEL_MEMOS, *self.mutant.patches):
                 owner, name = patch.owner_and_name()
                 stack.enter_context(mock.patch.object(owner, name, patch.make(getattr(owner, name))))
             observation = super().execute(case)
         return self.mutant.observe(observation) if self.mutant.observe else observation
+
+
+def _fresh_table(original):
+    return {}
+
+
+def _uncached(original):
+    return original.__wrapped__
+
+
+# The model's memo caches filled by functions a mutant may patch (conversion tables and the
+# casts verified against them, narrowing kernels, blank tiles): a mutant's execute runs with
+# them empty or uncached, so a result the golden model memoised in the same process never
+# hides the mutant's bug, and one the mutant computed never reaches the golden model.
+MODEL_MEMOS = (
+    Patch("pto_avs.device_model.numeric.convert_fast:_TABLES", _fresh_table),
+    Patch("pto_avs.device_model.numeric.convert_fast:_VERIFIED", _fresh_table),
+    Patch("pto_avs.device_model.numeric.convert:_narrowing_kernel", _uncached),
+    Patch("pto_avs.device_model.machine:_blank_configured_tile", _uncached),
+)
 
 
 def parse(arg: Optional[str]) -> tuple[Mutant, str]:
