@@ -249,7 +249,7 @@ def _in_blocks(exact, lane):
 def _hardware(flat, s: DataType, d: DataType, mode, saturate, canonicalize):
     if s.is_integer and d.is_integer:
         if convert_fast.native_integers_apply(s, d):
-            return convert_fast.integer_to_integer(lanes(flat, s.bits), s, d, saturate)
+            return _in_blocks(lambda block: convert_fast.integer_to_integer(block, s, d, saturate), lanes(flat, s.bits))
         return convert_integer(as_words(flat), s, d, saturate), np.zeros(flat.shape, dtype=np.uint8)
     return _hardware_lanes(lanes(flat, s.bits), s, d, mode, saturate, canonicalize)
 
@@ -282,7 +282,7 @@ def _fast(lane, s: DataType, d: DataType, mode, saturate, canonicalize):
     if convert_fast.fp32_to_fp64_applies(s, d):
         return convert_fast.fp32_to_fp64(lane, exact)
     if convert_fast.float_to_integer_applies(s, d):
-        return convert_fast.float_to_integer(lane, s, d, mode, saturate, exact)
+        return _in_blocks(lambda block: convert_fast.float_to_integer(block, s, d, mode, saturate), lane)
     if convert_fast.integer_through_binary64_applies(s, d, _narrowing_applies):
         return convert_fast.integer_through_binary64(lane, s, d, exact_from(_dtype("FP64")))
     if convert_fast.binary64_through_binary32_applies(s, d):

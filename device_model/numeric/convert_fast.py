@@ -32,13 +32,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dtypes import DataType
+from ..dtypes import DataType, dtype as _dtype
 from .flags import FLAG_NV, FLAG_NX
 from .integers import indefinite_word, maximum_word, minimum_word
 from .rounding import RoundingMode
 from .words import U64
 
 TABLE_MIN = 1 << 14
+_FP32, _FP64 = _dtype("FP32"), _dtype("FP64")
 _TABLES: dict = {}
 
 
@@ -82,6 +83,20 @@ def _gather(table, lane):
     return words, flags
 
 
+def _exponent_all_ones(lane, s: DataType):
+    """Lanes of an IEEE-style float source with the all-ones exponent (NaN, infinity)."""
+    exponent = lane.dtype.type(((1 << s.fmt.exp_bits) - 1) << (s.fmt.frac_bits + s.fmt.frac_shift))
+    return (lane & exponent) == exponent
+
+
+def _settle(words, flags, lane, where, exact):
+    """``words`` and ``flags`` with the lanes where ``where`` holds taken from ``exact(lanes)``."""
+    rest = np.flatnonzero(where)
+    if rest.size:
+        words[rest], flags[rest] = exact(lane[rest])
+    return words, flags
+
+
 def fp32_to_fp64_applies(s: DataType, d: DataType) -> bool:
     return s.name == "FP32" and d.name == "FP64"
 
@@ -89,11 +104,7 @@ def fp32_to_fp64_applies(s: DataType, d: DataType) -> bool:
 def fp32_to_fp64(lane, exact):
     with np.errstate(invalid="ignore"):  # signalling NaNs: settled below
         words = lane.view(np.float32).astype(np.float64).view(U64)
-    flags = np.zeros(lane.shape, dtype=np.uint8)
-    special = np.flatnonzero((lane & np.uint32(0x7F800000)) == np.uint32(0x7F800000))
-    if special.size:
-        words[special], flags[special] = exact(lane[special])
-    return words, flags
+    return _settle(words, np.zeros(lane.shape, dtype=np.uint8), lane, _exponent_all_ones(lane, _FP32), exact)
 
 
 def float_to_integer_applies(s: DataType, d: DataType) -> bool:
@@ -123,29 +134,8 @@ def _integral(v, mode: RoundingMode):
     return low + ((v != low) & even)
 
 
-_BLOCK = 1 << 15
-
-
-def in_blocks(kernel, lane, *args):
-    """``kernel(lane_block, *args) -> (words, flags)`` over cache-sized blocks into one result:
-    a block's temporaries are small and reused, where whole-array ones each cost fresh pages."""
-    if lane.size <= _BLOCK:
-        return kernel(lane, *args)
-    words = np.empty(lane.shape, dtype=U64)
-    flags = np.empty(lane.shape, dtype=np.uint8)
-    for first in range(0, lane.size, _BLOCK):
-        block = slice(first, first + _BLOCK)
-        words[block], flags[block] = kernel(lane[block], *args)
-    return words, flags
-
-
-def float_to_integer(lane, s: DataType, d: DataType, mode: RoundingMode, saturate: bool, exact):
-    """FP32/FP64 lanes to integer type ``d``: ``(words, flags)``, block by block."""
-    return in_blocks(_float_to_integer, lane, s, d, mode, saturate)
-
-
-def _float_to_integer(lane, s: DataType, d: DataType, mode: RoundingMode, saturate: bool):
-    """``float_to_integer`` of one block.
+def float_to_integer(lane, s: DataType, d: DataType, mode: RoundingMode, saturate: bool):
+    """FP32/FP64 lanes to integer type ``d``: ``(words, flags)`` (the caller runs it block by block).
 
     The rounded value ``r`` is clamped, in the source format, to ``[low, 2**bits]`` where
     ``low`` is the lower endpoint of ``d``'s range (-1 for an unsigned ``d`` without Sat:
@@ -214,10 +204,6 @@ def native_integers_apply(s: DataType, d: DataType) -> bool:
 
 
 def integer_to_integer(lane, s: DataType, d: DataType, saturate: bool):
-    return in_blocks(_integer_to_integer, lane, s, d, saturate)
-
-
-def _integer_to_integer(lane, s: DataType, d: DataType, saturate: bool):
     """Words of ``d`` (sign-extended for S types): numpy's integer casts are modular, which is
     Sat=0's rule (reinterpret at the source width, wrap to the destination's); Sat=1 clamps the
     source value to the destination range first. Flags are 0."""
@@ -234,16 +220,11 @@ def _integer_to_integer(lane, s: DataType, d: DataType, saturate: bool):
 
 # --- integers of at most 32 bits into floats: exact in binary64, then one rounding ----------
 
-def binary64(d: DataType) -> DataType:
-    from ..dtypes import dtype
-    return dtype("FP64")
-
-
 def integer_through_binary64_applies(s: DataType, d: DataType, narrowing_applies) -> bool:
     """Every integer of at most 32 bits is a binary64 value; a destination the narrowing
     kernel serves from binary64 then rounds that value once, as the exact path does."""
     return (s.is_integer and s.bits in (8, 16, 32) and d.is_float
-            and (d.name == "FP64" or narrowing_applies(binary64(d), d)))
+            and (d.name == "FP64" or narrowing_applies(_FP64, d)))
 
 
 def integer_through_binary64(lane, s: DataType, d: DataType, narrow):
@@ -284,16 +265,10 @@ def same_type_applies(s: DataType, d: DataType) -> bool:
 def same_type(lane, s: DataType, exact):
     """Finite encodings (with their constrained bits clear) are their own result, exact; NaNs,
     infinities (which saturate under Sat) and invalid encodings take the exact path."""
-    exponent = lane.dtype.type(((1 << s.fmt.exp_bits) - 1) << (s.fmt.frac_bits + s.fmt.frac_shift))
-    special = (lane & exponent) == exponent
+    special = _exponent_all_ones(lane, s)
     if s.must_be_zero:
         special |= (lane & lane.dtype.type(s.must_be_zero)) != 0
-    words = lane.astype(U64)
-    flags = np.zeros(lane.shape, dtype=np.uint8)
-    rest = np.flatnonzero(special)
-    if rest.size:
-        words[rest], flags[rest] = exact(lane[rest])
-    return words, flags
+    return _settle(lane.astype(U64), np.zeros(lane.shape, dtype=np.uint8), lane, special, exact)
 
 
 # --- TF32 and HF32: binary32 encodings with low fraction bits that must be clear ------------
@@ -307,10 +282,7 @@ def constrained_binary32(lane, s: DataType, as_binary32, exact):
     FP32 -> destination conversion) serves it; an encoding with a constrained bit set is an
     invalid operand and takes the exact path."""
     words, flags = as_binary32(lane)
-    invalid = np.flatnonzero(lane & np.uint32(s.must_be_zero))
-    if invalid.size:
-        words[invalid], flags[invalid] = exact(lane[invalid])
-    return words, flags
+    return _settle(words, flags, lane, lane & np.uint32(s.must_be_zero), exact)
 
 
 # --- binary64 into floats narrower than binary32, through binary32 --------------------------
@@ -350,10 +322,7 @@ def binary64_through_binary32(lane, as_binary32, exact):
     value: by the argument of ``bfloat16_odd`` (24 >= 22 + 2 significant bits) the result and
     flags of the FP64 value. NaNs and infinities take the exact path."""
     words, flags = as_binary32(binary32_odd(lane))
-    special = np.flatnonzero((lane & U64(0x7FF0000000000000)) == U64(0x7FF0000000000000))
-    if special.size:
-        words[special], flags[special] = exact(lane[special])
-    return words, flags
+    return _settle(words, flags, lane, _exponent_all_ones(lane, _FP64), exact)
 
 
 # --- widening casts, verified on every source encoding ---------------------------------------
@@ -362,9 +331,12 @@ def _bfloat16_values(lane):
     return (lane.astype(np.uint32) << np.uint32(16)).view(np.float32)
 
 
+def _integer_values(signed: bool, bits: int):
+    return lambda lane: lane.view(_NATIVE[signed, bits])
+
+
 _EXACT_VALUES = {"FP16": lambda lane: lane.view(np.float16), "BF16": _bfloat16_values,
-                 "S8": lambda lane: lane.view(np.int8), "U8": lambda lane: lane, "S16": lambda lane: lane.view(np.int16),
-                 "U16": lambda lane: lane}
+                 **{t: _integer_values(t[0] == "S", int(t[1:])) for t in ("S8", "U8", "S16", "U16")}}
 _WIDE = {"FP32": np.float32, "TF32": np.float32, "HF32": np.float32, "FP64": np.float64}
 _VERIFIED: dict = {}
 
@@ -392,10 +364,7 @@ def _cast(lane, s: DataType, d: DataType):
 
 def _special(lane, s: DataType):
     """Lanes of a float source with the all-ones exponent (NaN, infinity); none for integers."""
-    if s.is_integer:
-        return None
-    exponent = lane.dtype.type(((1 << s.fmt.exp_bits) - 1) << s.fmt.frac_bits)
-    return (lane & exponent) == exponent
+    return None if s.is_integer else _exponent_all_ones(lane, s)
 
 
 def widening_cast(lane, s: DataType, d: DataType, mode, saturate, canonicalize, exact):
