@@ -44,9 +44,6 @@ from pto_avs.device_model.numeric.rounding import rounding_mode  # noqa: E402
 
 conversion = importlib.import_module("pto_avs.device_model.numeric.convert")  # the module (the package exports the function)
 
-PEER_TYPES = {"FP32": np.float32, "FP64": np.float64, "FP16": np.float16, "BF16": ml_dtypes.bfloat16,
-              "E4M3": ml_dtypes.float8_e4m3fn, "E8M0": ml_dtypes.float8_e8m0fnu, "S8": np.int8, "S16": np.int16,
-              "S32": np.int32}
 WORD = {32: np.uint32, 16: np.uint16}
 CASES = [("FP32", "FP16", "RNE"), ("FP32", "BF16", "RNE"), ("FP32", "E4M3", "RNE"), ("BF16", "FP32", "RNE"),
          ("FP16", "FP32", "RNE"), ("BF16", "E4M3", "RNE"), ("FP16", "S16", "RTZ"), ("FP32", "FP64", "RNE"),
@@ -67,6 +64,7 @@ ALL_PEERS = {"FP64": np.float64, "FP32": np.float32, "FP16": np.float16, "BF16":
              "E2M3": ml_dtypes.float6_e2m3fn, "E2M1X2": ml_dtypes.float4_e2m1fn, "E8M0": ml_dtypes.float8_e8m0fnu,
              "S64": np.int64, "S32": np.int32, "S16": np.int16, "S8": np.int8, "S4X2": ml_dtypes.int4,
              "U64": np.uint64, "U32": np.uint32, "U16": np.uint16, "U8": np.uint8, "U4X2": ml_dtypes.uint4}
+PEER_TYPES = ALL_PEERS  # the default table's peers
 STAND_INS = {"TF32": np.float32, "HF32": np.float32, "HiF8": ml_dtypes.float8_e4m3fn,
              "E1M2X2": ml_dtypes.float4_e2m1fn, "HiF4X2": ml_dtypes.float4_e2m1fn}
 GOALS = {"standard normal": 2.0, "random encodings": 4.0}
@@ -81,7 +79,9 @@ def every_pair(source=None):
         if source and s.name != source:
             continue
         for d in dtypes.ALL:
-            if d.name == "E8M0" and s.name not in ("FP16", "BF16", "FP32"):
+            try:
+                conversion.check_pair(s, d, "hw-ieee")
+            except conversion.UnsupportedConversion:
                 continue
             yield s, d
 
