@@ -19,7 +19,7 @@ one-bit elements: its payload holds 0 or 1 per logical index row*cols+col and
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from typing import Optional
 
 import numpy as np
@@ -102,6 +102,21 @@ def cube_shape_legal(capacity: int, valid_rows: int, valid_cols: int, dtype, lay
     return geometry is not None and geometry.required_bytes <= capacity
 
 
+class _once:
+    """A member computed on first read and kept in the instance ``__dict__`` (which then
+    answers every later read): ``functools.cached_property`` without the lock Python 3.11
+    takes on every first read, which a tile is (a new one at every write and result)."""
+
+    def __init__(self, compute):
+        self.compute, self.name, self.__doc__ = compute, compute.__name__, compute.__doc__
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.compute(instance)
+        return value
+
+
 @dataclass(frozen=True, eq=False)
 class Tile:
     """One allocated tile register: descriptor, payload and definedness."""
@@ -127,13 +142,13 @@ class Tile:
         return self.storage_kind == PREDICATE
 
     # The members below derive from the descriptor alone, so each is computed once per Tile
-    # (``cached_property`` keeps it in the instance ``__dict__``; ``_copied`` drops them when a
+    # (``_once`` keeps it in the instance ``__dict__``; ``_copied`` drops them when a
     # change touches the descriptor fields they read).
-    @cached_property
+    @_once
     def cube(self) -> bool:
         return is_cube(self.layout)
 
-    @cached_property
+    @_once
     def packed(self) -> bool:
         """TileUsesPackedCarrierRepresentation."""
         return not self.cube and (self.dtype.bits == 4 or self.rows * self.cols > MODEL_TILE_ELEMENTS)
@@ -143,20 +158,20 @@ class Tile:
         byte floor(i/8) (ReadTilePredicateByte); an undefined bit reads as the 0 it holds."""
         return np.packbits((self.payload & np.uint64(1)).astype(np.uint8), bitorder="little")
 
-    @cached_property
+    @_once
     def element_mask(self) -> int:
         """Bits a write keeps: the element bits when packed (one for a predicate), else the whole Word."""
         if self.predicate:
             return 1
         return self.dtype.mask if self.packed else WORD_MASK
 
-    @cached_property
+    @_once
     def index_map(self) -> np.ndarray:
         if self.cube:
             return cube_index_map(self.layout, self.dtype.bits, self.rows, self.cols)
         return ordinary_index_map(self.layout, self.dtype.bits, self.rows, self.cols)
 
-    @cached_property
+    @_once
     def valid_index(self) -> np.ndarray:
         return self.index_map[: self.valid_rows, : self.valid_cols]
 
@@ -402,11 +417,15 @@ class MachineState:
 
     def capacity_in_use(self, excluding: Optional[int] = None) -> int:
         tiles = self.tiles
-        return sum([allocation_bytes(tiles[index].mask, tiles[index].capacity)
-                    for index in range(len(tiles)) if tiles[index] is not None and index != excluding])
+        if excluding is not None and tiles[excluding] is not None:
+            tiles = tiles[:excluding] + tiles[excluding + 1:]
+        return sum([allocation_bytes(tile.mask, tile.capacity) for tile in tiles if tile is not None])
 
     def core_capacity_in_use(self) -> int:
         """CoreTileCapacityInUse (capacity/shared.asl): the Local tiles and the Shared registers
         (SharedTileCapacityInUse), what a new allocation must fit beside."""
+        shared = self.shared_tiles
+        if shared.count(None) == len(shared):  # none configured (the usual case): skip the 256 slots
+            return self.capacity_in_use()
         return self.capacity_in_use() + sum([allocation_bytes(tile.mask, tile.capacity)
-                                             for tile in self.shared_tiles if tile is not None])
+                                             for tile in shared if tile is not None])

@@ -98,16 +98,18 @@ def _overflow_words(mode):
     return _I32(np.uint32(low).view(_I32)), _I32(np.uint32(high).view(_I32))
 
 
-_TINY = np.array([2.0 ** -149, 2.0 ** -126], dtype=_F32)  # the smallest subnormal, the smallest normal
+# The smallest subnormal doubled (a subnormal operand: zero under denormals-are-zero) and the
+# smallest normal halved (a subnormal result: zero under flush-to-zero), in one multiply.
+_TINY = np.array([2.0 ** -149, 2.0 ** -126], dtype=_F32)
+_TINY_SCALE = np.array([2.0, 0.5], dtype=_F32)
+_TINY_SCALED = np.array([2.0 ** -148, 2.0 ** -127], dtype=_F32).tobytes()
 
 
 def gradual_underflow() -> bool:
     """The host's binary32 arithmetic keeps subnormals, operands and results (no
     flush-to-zero or denormals-are-zero mode, which a library loaded into the process
     may have set): otherwise the caller takes the exact kernel."""
-    doubled = _TINY + _TINY
-    halved = _TINY * _F32(0.5)
-    return bool(doubled[0] == _F32(2.0 ** -148) and halved[1] == _F32(2.0 ** -127))
+    return (_TINY * _TINY_SCALE).tobytes() == _TINY_SCALED
 
 
 _SCRATCH = threading.local()

@@ -93,7 +93,9 @@ class Elementwise(Operation):
         if self.GPR_INPUTS:
             operands.append(np.uint64(raw_element(scalar, dtype)))
         words, flags = self.element(dtype, profile, *operands)
-        words = np.broadcast_to(np.asarray(words, dtype=np.uint64), tiles[dst].valid_index.shape)
+        words, shape = np.asarray(words, dtype=np.uint64), tiles[dst].valid_index.shape
+        if words.shape != shape:  # a scalar or row operand's result: spread over the valid region
+            words = np.broadcast_to(words, shape)
         return result_tile(tiles[dst], words, pad), self.status(flags, profile)
 
 
