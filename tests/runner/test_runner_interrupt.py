@@ -73,6 +73,15 @@ VECTOR_CASE = textwrap.dedent('''
 ''')
 
 
+# The run starts as from a terminal: SIGINT delivered and with its default action, whatever this
+# test process inherited (a signal mask is inherited across exec: a harness that starts the tests
+# with SIGINT blocked made every run here ignore Ctrl-C and go on to the last case). The launcher
+# execs pytest in place, so the run keeps its pid and session.
+TERMINAL_LAUNCH = (sys.executable, "-c",
+                   "import os, signal, sys; signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT, signal.SIGTERM]); "
+                   "signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.executable, [sys.executable, *sys.argv[1:]])")
+
+
 class Run:
     """``pytest avs/ -n 2 --record F --alluredir D`` on the slow device, in its own session."""
 
@@ -83,7 +92,7 @@ class Run:
         (tmp_path / "slow.py").write_text(SLOW_DEVICE)
         self.record = tmp_path / "F.json"
         self.alluredir = tmp_path / "D"
-        command = [sys.executable, "-m", "pytest", "avs/", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
+        command = [*TERMINAL_LAUNCH, "-m", "pytest", "avs/", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
                    "--vectors-only", "--vectors", str(tmp_path / "vectors"), "--batch-size", "1",
                    "--device", f"process:{sys.executable} {tmp_path / 'slow.py'} {pause}",
                    "--record", str(self.record), "--alluredir", str(self.alluredir)]
