@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import importlib
 import json
 import os
@@ -542,6 +543,30 @@ def pytest_pycollect_makeitem(collector, name, obj):
         raise collector.CollectError(f"pto-avs: {exc}") from None
     suite.module_paths.add(str(collector.path))
     return [VectorCollector.from_parent(collector, name=source.name, source=source) for source in suite.sources]
+
+
+_FROZE = pytest.StashKey[bool]()  # True: this session froze the collector's objects and thaws them at its end
+
+
+def pytest_collection_finish(session):
+    """Once the suite is collected, its items (thousands of cases, each a tree of dicts and lists
+    that lives to the end of the session) are moved out of the garbage collector's generations
+    (``gc.freeze``): every full collection of the run would otherwise walk them all again, for
+    nothing. Undone at ``pytest_unconfigure`` (an in-process run leaves the process as it was).
+    A run inside a session that froze its own objects freezes nothing: its objects would stay
+    frozen when it ends (``gc.unfreeze`` thaws everything or nothing), and the outer one's are
+    out of the collector already."""
+    config = session.config
+    if SUITE_KEY in config.stash and _FROZE not in config.stash:
+        config.stash[_FROZE] = gc.get_freeze_count() == 0
+        if config.stash[_FROZE]:
+            gc.freeze()
+
+
+def pytest_unconfigure(config):
+    if config.stash.get(_FROZE, False):
+        gc.unfreeze()
+    config.stash[_FROZE] = False
 
 
 def pytest_terminal_summary(terminalreporter, config):

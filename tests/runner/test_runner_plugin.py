@@ -600,3 +600,29 @@ def test_one_of_passes_are_counted_as_one_of_not_as_ulp_tolerance(avs):
     result = avs.run("--device", "golden:pto-v0", vectors=(shipped,))
     result.stdout.fnmatch_lines(["pto-avs: * pass; * passing case(s) matched one of the outcomes their one_of allows"])
     assert "ULP tolerance" not in result.stdout.str()
+
+
+def test_the_collected_suite_is_frozen_while_it_runs_and_thawed_at_the_end(avs):
+    """The suite's objects leave the garbage collector's generations for the run (gc.freeze,
+    after collection) and return to them when the session ends (an in-process run); a run inside
+    a session that froze its own objects freezes none of its own."""
+    import gc
+
+    counts = avs.path / "freeze-counts.txt"
+    avs.pytester.makeconftest(f"""
+import gc
+
+def pytest_runtest_call(item):
+    with open({str(counts)!r}, "a") as out:
+        out.write(f"{{gc.get_freeze_count()}}\\n")
+""")
+    before = gc.get_freeze_count()
+    result = avs.run("--device", lab(avs))
+    result.assert_outcomes(passed=4)
+    during = [int(line) for line in counts.read_text().split()]
+    assert len(during) == 4
+    if before == 0:
+        assert min(during) > 0 and gc.get_freeze_count() == 0
+    else:  # inside a session that froze its own objects this run freezes none of its own: the count
+        # does not grow (it may fall: a frozen object that is freed leaves the count)
+        assert max(during) <= before and gc.get_freeze_count() <= before
