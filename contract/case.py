@@ -109,6 +109,8 @@ def json_type(value) -> str:
     if isinstance(value, dict):
         return "object"
     if isinstance(value, (list, tuple)) or hasattr(value, "__array__"):
+        if type(value).__name__ == "ndarray":  # numpy's (an in-process device's grids): one look-up from now on
+            _EXACT_JSON_TYPES[type(value)] = "array"
         return "array"
     return type(value).__name__
 
@@ -221,8 +223,10 @@ class TileObservation:
     valid: Optional[tuple[int, int]] = None
     capacity: Optional[int] = None
     mask: Optional[str] = None
-    words: Optional[list] = None  # rows x cols Words read back at logical coordinates
-    defined: Optional[list] = None  # rows x cols booleans
+    # rows x cols Words read back at logical coordinates, and rows x cols booleans: lists of rows,
+    # or (from an in-process device) 2-D numpy arrays, which ``to_json`` writes as lists
+    words: Optional[list] = None
+    defined: Optional[list] = None
     storage: Optional[list] = None  # element bits by storage index
     storage_kind: Optional[str] = None  # "predicate" for a predicate tile; None (or "numeric") otherwise
     bytes: Optional[list] = None  # a predicate tile's packed payload bytes, ceil(rows*cols/8)
@@ -232,7 +236,7 @@ class TileObservation:
         return self.storage_kind or "numeric"
 
     def to_json(self) -> dict:
-        out = {k: v for k, v in self.__dict__.items() if v is not None}
+        out = {k: v.tolist() if hasattr(v, "tolist") else v for k, v in self.__dict__.items() if v is not None}
         if "valid" in out:
             out["valid"] = list(out["valid"])
         return out

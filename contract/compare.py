@@ -786,6 +786,8 @@ def _compare_bytes(tally: "_Tally", tile: dict, arrays: _TileArrays) -> None:
 def _grid(name: str, index: int, data, dtype, rows, cols) -> Optional[np.ndarray]:
     if data is None:
         return None
+    if isinstance(data, np.ndarray) and data.dtype.kind != np.dtype(dtype).kind:
+        data = data.tolist()  # (signed, float, object ...: judged value by value, as a list is)
     try:
         array = np.array(data, dtype=dtype)
     except (TypeError, ValueError, OverflowError) as exc:
