@@ -155,6 +155,30 @@ def test_device_error_and_malformed_observations():
         "malformed observation: tile 0 words:")
 
 
+def test_grids_given_as_arrays_are_judged_as_the_same_lists_are():
+    """An in-process device may answer numpy arrays (the golden device does): the verdicts are
+    those of the same values as lists, a signed array is judged value by value (a negative Word
+    is malformed, not wrapped to 2**64 - 1), and ``to_json`` writes lists."""
+    import json
+
+    import numpy as np
+
+    expect = {"tiles": [{"index": 0, "data": [[7, 9]], "padding": {"defined": False}}]}
+    for values in ({(0, 0): 7, (0, 1): 9}, {(0, 0): 7, (0, 1): 8}):
+        listed = tile("U8", (1, 2), values)
+        arrays = tile("U8", (1, 2), values)
+        arrays.words, arrays.defined = np.array(arrays.words, np.uint64), np.array(arrays.defined)
+        got = [compare(case(expect), Observation(fault=None, tiles={0: t}), EVERYTHING) for t in (listed, arrays)]
+        assert [v.outcome for v in got] == ["pass", "pass"] if values[(0, 1)] == 9 else ["fail", "fail"]
+        assert got[0].report() == got[1].report()
+        assert json.dumps(arrays.to_json()) == json.dumps(listed.to_json())
+    signed = tile("U8", (1, 2), {(0, 0): 7, (0, 1): 9})
+    signed.words = np.array(signed.words, np.int64)
+    signed.words[0, 0] = -1
+    verdict = compare(case(expect), Observation(fault=None, tiles={0: signed}), EVERYTHING)
+    assert verdict.outcome == "device error" and verdict.error.startswith("malformed observation: tile 0 words:")
+
+
 def test_large_tile_diff_shows_a_window_around_the_first_divergence():
     expect = {"tiles": [{"index": 0, "fill": 0}]}
     values = {(40, 100): 0xF0, (41, 101): 0x0F}
