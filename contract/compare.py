@@ -582,6 +582,8 @@ class _Checks:
                 tally.check(False, f"tile {tile['index']} storage", "storage contents", "nothing (not reported)")
                 continue
             mask = (1 << element_bits(dtype)) - 1 if dtype else (1 << 64) - 1
+            if isinstance(observed, np.ndarray):  # (an in-process device's array: its values as Python ints)
+                observed = observed.tolist()
             for index, expected in sorted(tile["storage"].items()):
                 got = observed[index] & mask if index < len(observed) else None
                 equal = got == expected  # (values are described only for a mismatch)

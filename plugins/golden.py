@@ -96,14 +96,14 @@ def _observe(snap, result) -> Observation:
 
 
 def _tile_observations(views: dict) -> dict:
-    """The snapshot's tiles as observed tiles. Words and definedness stay the snapshot's own
-    (fresh) arrays, which the comparator reads as they are and ``to_json`` writes as lists: the
-    model's answer is not turned into Python lists only to be turned back into arrays."""
+    """The snapshot's tiles as observed tiles. Words, definedness and storage stay the snapshot's
+    own (fresh) arrays, which the comparator reads and ``to_json`` writes as lists: the model's
+    answer is not turned into Python lists only to be turned back into arrays."""
     return {
         index: TileObservation(dtype=view.dtype, layout=view.layout, location=view.location, rows=view.rows,
                                cols=view.cols, valid=tuple(view.valid), capacity=view.capacity, mask=view.mask,
                                words=view.words, defined=view.defined,
-                               storage=view.storage.tolist(), **_predicate_members(view))
+                               storage=view.storage, **_predicate_members(view))
         for index, view in views.items()}
 
 

@@ -172,6 +172,13 @@ def test_grids_given_as_arrays_are_judged_as_the_same_lists_are():
         assert [v.outcome for v in got] == ["pass", "pass"] if values[(0, 1)] == 9 else ["fail", "fail"]
         assert got[0].report() == got[1].report()
         assert json.dumps(arrays.to_json()) == json.dumps(listed.to_json())
+    stored = {"tiles": [{"index": 0, "dtype": "U8", "storage": {1: 9}}]}
+    for storage in ([7, 9, 0], [7, 8, 0]):
+        listed = tile("U8", (1, 2), {(0, 0): 7, (0, 1): 9}, storage=storage)
+        arrays = tile("U8", (1, 2), {(0, 0): 7, (0, 1): 9}, storage=np.array(storage, np.uint64))
+        got = [compare(case(stored), Observation(fault=None, tiles={0: t}), EVERYTHING) for t in (listed, arrays)]
+        assert [v.aspects["storage"].status for v in got] == [PASS, PASS] if storage[1] == 9 else [FAIL, FAIL]
+        assert got[0].report() == got[1].report()
     signed = tile("U8", (1, 2), {(0, 0): 7, (0, 1): 9})
     signed.words = np.array(signed.words, np.int64)
     signed.words[0, 0] = -1
