@@ -313,9 +313,7 @@ class Machine:
     def snapshot(self) -> Snapshot:
         state = self._state
         tiles = {index: _view(tile) for index, tile in enumerate(state.tiles) if tile is not None}
-        shared = state.shared_tiles
-        shared = {} if shared.count(None) == len(shared) else \
-            {index: _view(tile) for index, tile in enumerate(shared) if tile is not None}
+        shared = {index: _view(tile) for index, tile in state.configured_shared_tiles()}
         return Snapshot(state.status, state.capacity_in_use(), tiles, state.tile_capacity,
                         tuple(state.gprs), state.memory, state.memory_events, state.memory_log.overflowed,
                         shared, state.pe_gprs)

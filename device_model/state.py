@@ -424,8 +424,13 @@ class MachineState:
     def core_capacity_in_use(self) -> int:
         """CoreTileCapacityInUse (capacity/shared.asl): the Local tiles and the Shared registers
         (SharedTileCapacityInUse), what a new allocation must fit beside."""
-        shared = self.shared_tiles
-        if shared.count(None) == len(shared):  # none configured (the usual case): skip the 256 slots
-            return self.capacity_in_use()
         return self.capacity_in_use() + sum([allocation_bytes(tile.mask, tile.capacity)
-                                             for tile in shared if tile is not None])
+                                             for _, tile in self.configured_shared_tiles()])
+
+    def configured_shared_tiles(self) -> list:
+        """(SharedTileIndex, Tile) of every configured shared register, in index order (none, the
+        usual case, is found without a Python step over the 256 slots)."""
+        shared = self.shared_tiles
+        if shared.count(None) == len(shared):
+            return []
+        return [(index, tile) for index, tile in enumerate(shared) if tile is not None]
