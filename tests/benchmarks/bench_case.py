@@ -226,8 +226,16 @@ def time_compute(harness: Path, folder: Path, case: Case, profile: str, repeat: 
 
 def agree(a, b) -> bool:
     return (a.error is None and b.error is None and a.fault == b.fault and a.flags == b.flags
-            and {i: (t.to_json()["words"], t.to_json()["defined"]) for i, t in a.tiles.items()}
-            == {i: (t.to_json()["words"], t.to_json()["defined"]) for i, t in b.tiles.items()})
+            and _grids(a) == _grids(b))
+
+
+def _grids(observation) -> dict:
+    """Each observed tile's words and definedness as lists (the golden device answers arrays)."""
+    grids = {}
+    for index, tile in observation.tiles.items():
+        seen = tile.to_json()
+        grids[index] = (seen["words"], seen["defined"])
+    return grids
 
 
 def workloads(sizes, rng):
