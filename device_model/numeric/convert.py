@@ -204,7 +204,7 @@ def _blockwise(kernel, lane, fallback):
         for first in range(start, stop, CHUNK):
             last = min(first + CHUNK, stop)
             undecided = kernel(lane[first:last], words[first:last], flags[first:last], scratch)
-            if undecided is not None:
+            if undecided is not None and undecided.size:
                 rest.append(undecided + first)
         return rest
 
@@ -288,7 +288,7 @@ def _fast(lane, s: DataType, d: DataType, mode, saturate, canonicalize):
     if convert_fast.binary64_through_binary32_applies(s, d):
         fp32 = _dtype("FP32")
         return convert_fast.binary64_through_binary32(
-            lane, lambda words: _hardware_lanes(words, fp32, d, mode, saturate, canonicalize), exact)
+            lane, lambda words: _hardware_lanes(words, fp32, d, mode, saturate, canonicalize))
     if convert_fast.binary32_through_bfloat16_applies(s, d):
         return convert_fast.from_table(convert_fast.bfloat16_odd(lane), _dtype("BF16"), d, mode, saturate,
                                        canonicalize, exact_from(_dtype("BF16")))
@@ -405,6 +405,7 @@ class _NarrowingKernel:
         self.source_normal = ct(lowest) if self.in_place else None
         self.result_magnitude = np.uint64((1 << df.sign_bit) - 1)
         self.result_normal = np.uint64(1 << (df.frac_bits + df.frac_shift))
+        self._edge_constants(s, d, mode, saturate, lowest, limit)
 
     def __call__(self, lane, words, flags, scratch):
         k = lane.size
@@ -503,7 +504,7 @@ class _NarrowingKernel:
             done = undecided[settled]
             words[done] = self.band_words[sign, band[settled]]
             flags[done] = self.band_flags[sign, band[settled]]
-        return self._settle_subnormal(undecided, magnitude, settled, words, flags)
+        return self._settle_subnormal(lane, undecided, magnitude, settled, words, flags)
 
     def _settle_far_dense(self, lane, undecided, words, flags):
         """``_settle_far`` over the whole block: a lane's band and sign index one table of the
@@ -520,15 +521,122 @@ class _NarrowingKernel:
         words[kept], flags[kept] = kernel_words, kernel_flags
         settled = np.ones(lane.shape, dtype=bool)
         settled[kept] = False
-        return self._settle_subnormal(undecided, magnitude[undecided], settled[undecided], words, flags)
+        return self._settle_subnormal(lane, undecided, magnitude[undecided], settled[undecided], words, flags)
 
-    def _settle_subnormal(self, undecided, magnitude, settled, words, flags):
+    def _settle_subnormal(self, lane, undecided, magnitude, settled, words, flags):
         """In place, source subnormals whose result stays subnormal are tiny: UF joins NX.
-        Returns the lanes of ``undecided`` left to the generic path."""
+        Returns the lanes of ``undecided`` left to the generic path (after ``_settle_edges``)."""
         if self.source_normal is not None:
             subnormal = ~settled & (magnitude < self.source_normal)
             subnormal[subnormal] = (words[undecided[subnormal]] & self.result_magnitude) < self.result_normal
             done = undecided[subnormal]
             flags[done] |= (flags[done] != 0) * np.uint8(FLAG_UF)
             settled |= subnormal
-        return undecided[~settled]
+        rest = undecided[~settled]
+        return self._settle_edges(lane, rest, magnitude[~settled], words, flags) if rest.size else rest
+
+    def _edge_constants(self, s: DataType, d: DataType, mode, saturate: bool, lowest: int, limit: int):
+        """The two bands next to the kernel's range, in source magnitude units:
+
+        - below the destination's smallest normal (``lowest``), source normals that round on
+          the destination's subnormal grid ``2**(emin - m)``: the significand (hidden bit
+          included) shifted right by ``K - E`` (``E`` the source exponent field), one
+          increment per mode from the bits shifted out; UF joins NX where the result stays
+          below the smallest normal (tiny after rounding too: rounding on the finer grid of
+          an unbounded exponent cannot end higher). A result that reaches the smallest
+          normal is left to the generic path (its tininess needs the finer rounding);
+        - from ``limit`` (where rounding may overflow) up to ``2**(emax+1)``: the kernel's own
+          word is the rounding at the destination's precision; where its magnitude passes the
+          max finite code the result overflows (``overflow_result``, OF|NX).
+        """
+        sf, df = s.fmt, d.fmt
+        self.edge_lowest, self.edge_limit = lowest, limit  # (source magnitudes, sign out)
+        self.source_frac_bits = sf.frac_bits
+        # shift = K - E: the subnormal grid's exponent emin - m against the source's E - bias - m_s
+        self.edge_k = (1 - df.bias - df.frac_bits) + sf.bias + sf.frac_bits
+        self.subnormal_edges = (not self.in_place and lowest > (1 << sf.frac_bits))
+        self.dst_frac_bits = df.frac_bits
+        self.dst_frac_shift, self.dst_sign_bit = df.frac_shift, df.sign_bit
+        self.max_code = np.uint64(geometry(d).max_code)
+        self.overflow_words = overflow_result(np.array([False, True]), d, mode, saturate)
+        self.code_rebias = np.uint64((sf.bias - df.bias) << df.frac_bits)
+        self.drop = np.uint64(sf.frac_bits - df.frac_bits)
+
+    def _rounded_codes(self, magnitude, negative):
+        """The destination codes (sign out, unbounded above) of source normal magnitudes
+        (uint64) rounded at the destination's precision: the kernel's rounding, recomputed
+        without the sign so that a carry past the exponent field stays visible."""
+        one, drop, mode = np.uint64(1), self.drop, self.mode
+        half, low = one << (drop - one), (one << drop) - one
+        if mode is RoundingMode.RNE:
+            n = magnitude + ((magnitude >> drop) & one) + (half - one)
+        elif mode is RoundingMode.RNA:
+            n = magnitude + half
+        elif mode is RoundingMode.RHB:
+            n = magnitude + (half - negative.astype(np.uint64))
+        elif mode in (RoundingMode.RTP, RoundingMode.RTM):
+            away = ~negative if mode is RoundingMode.RTP else negative
+            n = magnitude + away.astype(np.uint64) * low
+        else:
+            n = magnitude
+        n = n >> drop
+        if mode is RoundingMode.RTO:
+            n |= ((magnitude & low) != 0).astype(np.uint64)
+        return n - self.code_rebias
+
+    def _settle_edges(self, lane, rest, magnitude, words, flags):
+        """Settle the lanes ``rest`` (their source magnitudes ``magnitude``) that lie in one of
+        the bands of ``_edge_constants``; return those left to the generic path."""
+        magnitude = magnitude.astype(np.uint64)
+        left = np.ones(rest.shape, dtype=bool)
+        near = magnitude >= np.uint64(self.edge_limit)
+        if near.any():  # below 2**(emax+1): the other bands were settled before
+            at = rest[near]
+            negative = (lane[at] >> self.sign_bit) != 0
+            over = self._rounded_codes(magnitude[near], negative) > self.max_code
+            if over.any():
+                words[at[over]] = self.overflow_words[negative[over].astype(np.intp)]
+                flags[at[over]] = FLAG_OF | FLAG_NX
+            left[near] = False
+        tiny = ~near & (magnitude < np.uint64(self.edge_lowest)) if self.subnormal_edges else None
+        if tiny is not None and tiny.any():
+            at = rest[tiny]
+            left[tiny] = ~self._subnormal_results(at, magnitude[tiny], (lane[at] >> self.sign_bit) != 0, words, flags)
+        return rest[left]
+
+    def _subnormal_results(self, at, magnitude, negative, words, flags):
+        """Round source normals ``magnitude`` (lanes ``at``) on the destination's subnormal
+        grid; returns the mask of those settled (not those reaching the smallest normal)."""
+        one = np.uint64(1)
+        m = self.source_frac_bits
+        field = magnitude >> np.uint64(m)
+        sig = (magnitude & np.uint64((1 << m) - 1)) | np.uint64(1 << m)
+        shift = (np.int64(self.edge_k) - field.astype(np.int64)).astype(np.uint64)  # drop + 1 .. m + 1
+        whole = sig >> shift
+        rest = sig & ((one << shift) - one)
+        half = one << (shift - one)
+        mode = self.mode
+        if mode is RoundingMode.RNE:
+            up = (rest > half) | ((rest == half) & ((whole & one) != 0))
+        elif mode is RoundingMode.RNA:
+            up = rest >= half
+        elif mode is RoundingMode.RHB:  # a negative tie keeps the smaller magnitude
+            up = (rest > half) | ((rest == half) & ~negative)
+        elif mode is RoundingMode.RTP:
+            up = (rest != 0) & ~negative
+        elif mode is RoundingMode.RTM:
+            up = (rest != 0) & negative
+        else:  # RTZ, RTO
+            up = np.zeros(rest.shape, dtype=bool)
+        inexact = rest != 0
+        n = whole + up
+        if mode is RoundingMode.RTO:
+            n |= inexact
+        settled = n < np.uint64(1 << self.dst_frac_bits)  # stays subnormal: tiny
+        done = at[settled]
+        n = n[settled]
+        if self.dst_frac_shift:
+            n <<= np.uint64(self.dst_frac_shift)
+        words[done] = n | (negative[settled].astype(np.uint64) << np.uint64(self.dst_sign_bit))
+        flags[done] = inexact[settled] * np.uint8(FLAG_NX | FLAG_UF)
+        return settled

@@ -317,12 +317,28 @@ def binary32_odd(lane):
     return words
 
 
-def binary64_through_binary32(lane, as_binary32, exact):
+def binary64_through_binary32(lane, as_binary32):
     """``as_binary32(words)`` (the FP32 -> destination conversion) of the round-to-odd FP32
     value: by the argument of ``bfloat16_odd`` (24 >= 22 + 2 significant bits) the result and
-    flags of the FP64 value. NaNs and infinities take the exact path."""
-    words, flags = as_binary32(binary32_odd(lane))
-    return _settle(words, flags, lane, _exponent_all_ones(lane, _FP64), exact)
+    flags of the FP64 value. An infinity or NaN goes through the FP32 encoding of its class
+    and sign (infinity, quiet NaN, signalling NaN: the exact path's result for these depends
+    on nothing else), not through the cast, which would quieten a signalling NaN."""
+    odd = binary32_odd(lane)
+    special = _exponent_all_ones(lane, _FP64)
+    if special.any():
+        at = np.flatnonzero(special)
+        odd[at] = _binary32_class_words(lane[at])
+    return as_binary32(odd)
+
+
+def _binary32_class_words(lane):
+    """FP32 words of the class and sign of FP64 infinities and NaNs: +-infinity, a quiet NaN
+    (0x7FC00000), a signalling NaN (0x7F800001)."""
+    sign = (lane >> U64(63)).astype(np.uint32) << np.uint32(31)
+    fraction = lane & U64((1 << 52) - 1)
+    quiet = (fraction >> U64(51)) != 0
+    words = np.where(fraction == 0, np.uint32(0x7F800000), np.where(quiet, np.uint32(0x7FC00000), np.uint32(0x7F800001)))
+    return words | sign
 
 
 # --- widening casts, verified on every source encoding ---------------------------------------

@@ -54,3 +54,70 @@ def test_fast_path_equals_the_exact_path(src, dst):
                     f"{src}->{dst} {mode.name} Sat={int(saturate)} Canon={int(canonicalize)}: "
                     f"{wrong.size} differ, first {int(lanes[wrong[0]]):#x}: fast {int(words[wrong[0]]):#x}/"
                     f"{int(flags[wrong[0]]):#04x}, exact {int(exact_words[wrong[0]]):#x}/{int(exact_flags[wrong[0]]):#04x}")
+
+
+def _edge_band_inputs(s, d, kernel):
+    """Dense inputs of the two bands the kernel settles next to its range (its
+    ``_edge_constants``): every source exponent field below the destination's smallest
+    normal with the fraction patterns that decide a rounding on the subnormal grid (zero,
+    one, each tie and its neighbours, all ones, random), and magnitudes from ``limit`` up to
+    ``2**(emax+1)``: every tie and neighbour around the largest codes, and random ones."""
+    ct = LANE[s.bits]
+    m = s.fmt.frac_bits
+    rng = np.random.default_rng(s.code * 77 + d.code)
+    fractions = {0, 1, (1 << m) - 1, (1 << m) - 2}
+    for k in range(1, m + 1):  # a tie at every bit position and its neighbours
+        fractions |= {(1 << (k - 1)) + j for j in (-1, 0, 1)} | {(3 << (k - 1)) & ((1 << m) - 1)}
+    fractions |= set(int(v) for v in rng.integers(0, 1 << m, 64, dtype=np.uint64))
+    fractions = np.array(sorted(f for f in fractions if 0 <= f < 1 << m), dtype=np.uint64)
+    low_field = max(1, int(kernel.edge_lowest) >> m) - (d.fmt.frac_bits + 3)
+    fields = np.arange(max(1, low_field), (int(kernel.edge_lowest) >> m) + 1, dtype=np.uint64)
+    tiny = ((fields[:, None] << np.uint64(m)) | fractions[None, :]).reshape(-1)
+    limit, top = int(kernel.edge_limit), int(kernel.edges[2])  # edges[2]: 2**(emax+1)
+    drop = int(kernel.drop)
+    step = 1 << drop
+    ties = [c * step + off for c in range(limit >> drop, (top >> drop) + 1)
+            for off in (0, 1, step // 2 - 1, step // 2, step // 2 + 1, step - 1)]
+    near = np.array([v for v in ties if limit - 2 <= v < top + 2], dtype=np.uint64)
+    near = np.concatenate([near, rng.integers(limit, max(top, limit + 1), 4096, dtype=np.uint64)])
+    magnitudes = np.concatenate([tiny, near])
+    magnitudes = magnitudes[magnitudes < np.uint64(1 << (s.bits - 1))]
+    lanes = magnitudes.astype(ct)
+    return np.concatenate([lanes, lanes | ct(1 << (s.bits - 1))])
+
+
+@pytest.mark.parametrize("src, dst", PAIRS)
+def test_the_bands_next_to_the_kernel_range_equal_the_exact_path(src, dst):
+    """The destination's subnormal results and the values near its max finite, which the
+    kernel settles itself (not the generic path), on dense inputs of each band: every mode,
+    Sat 0/1, both signs; 16-bit sources on every encoding."""
+    s, d = dtypes.dtype(src), dtypes.dtype(dst)
+    ct = LANE[s.bits]
+    for mode in RoundingMode:
+        for saturate in (False, True):
+            kernel = conversion._narrowing_kernel(ct, s, d, mode, saturate, False)
+            lanes = (np.arange(1 << s.bits, dtype=np.uint64).astype(ct) if s.bits <= 16
+                     else _edge_band_inputs(s, d, kernel))
+            words, flags = convert(lanes, src, dst, mode.name, saturate, "hw-ieee")
+            exact_words, exact_flags = conversion._generic(lanes, s, d, mode, saturate, False)
+            wrong = np.flatnonzero((words != exact_words) | (flags != exact_flags))
+            assert wrong.size == 0, (
+                f"{src}->{dst} {mode.name} Sat={int(saturate)}: {wrong.size} of {lanes.size} differ, first "
+                f"{int(lanes[wrong[0]]):#x}: fast {int(words[wrong[0]]):#x}/{int(flags[wrong[0]]):#04x}, "
+                f"exact {int(exact_words[wrong[0]]):#x}/{int(exact_flags[wrong[0]]):#04x}")
+
+
+def test_the_kernel_leaves_only_the_smallest_normal_edge_to_the_generic_path():
+    """FP32 -> FP16 under RNE: of the subnormal results and the values near the max finite,
+    only those rounding up to the smallest normal (tininess needs the finer rounding) reach
+    the generic path; everything else is the kernel's."""
+    s, d = dtypes.dtype("FP32"), dtypes.dtype("FP16")
+    kernel = conversion._narrowing_kernel(np.uint32, s, d, RoundingMode.RNE, False, False)
+    lanes = _edge_band_inputs(s, d, kernel).astype(np.uint32)
+    words = np.empty(lanes.size, np.uint64)
+    flags = np.empty(lanes.size, np.uint8)
+    left = kernel(lanes, words, flags, conversion._Scratch(np.uint32, lanes.size))
+    assert left is not None and 0 < left.size < lanes.size // 50
+    values = lanes[left].view(np.float32).astype(np.float64)
+    smallest_normal, quantum = 2.0 ** -14, 2.0 ** -24
+    assert np.all((np.abs(values) >= smallest_normal - quantum / 2) & (np.abs(values) < smallest_normal))
