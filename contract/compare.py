@@ -717,11 +717,11 @@ class _Checks:
             _compare_grid(tallies["payload"], f"{index} packed bits", packed, value, has_value & inside, None,
                           None, mask_bits=1, dtype=None)
         padding_defined = has_defined & outside
-        if padding_defined.any():
+        if np.count_nonzero(padding_defined):
             _compare_grid(tallies["padding_defined"], index, arrays, value, np.zeros_like(inside), want_defined,
                           padding_defined, mask_bits=bits, dtype=dtype)
         padding_value = has_value & outside
-        if padding_value.any():
+        if np.count_nonzero(padding_value):
             _compare_grid(tallies["padding_value"], index, arrays, value, padding_value, None,
                           None, mask_bits=bits, dtype=dtype, only_defined=True)
             if packed is not None:
@@ -881,10 +881,10 @@ def _compare_grid(tally: _Tally, index: int, arrays: _TileArrays, value: np.ndar
     values within ``ulp_tolerance`` ULP of finite expectations pass (counted in the tally)."""
     rows, cols = value.shape
     observed_defined = arrays.defined
-    if check_defined is not None and check_defined.any() and observed_defined is None:
+    if check_defined is not None and observed_defined is None and np.count_nonzero(check_defined):
         tally.check(False, f"tile {index} definedness", "definedness", "nothing (not reported)")
         check_defined = None
-    if check_value.any() and arrays.words is None:
+    if arrays.words is None and np.count_nonzero(check_value):
         tally.check(False, f"tile {index} words", "element values", "nothing (not reported)")
         check_value = np.zeros_like(check_value)
     if arrays.words is not None and arrays.words.shape[:2] != (rows, cols):
@@ -905,11 +905,11 @@ def _compare_grid(tally: _Tally, index: int, arrays: _TileArrays, value: np.ndar
         # An undefined element has no value to compare: where it should be defined it is
         # reported as undefined; in the padding values are compared only where defined.
         if bad_defined is not None:
-            value_checked = value_checked & ~bad_defined
+            value_checked = value_checked > bad_defined  # (and not: one pass)
         if only_defined:
             value_checked = value_checked & observed_defined[:rows, :cols]
     bad_value = value_checked & (observed != value)
-    if ulp_tolerance and dtype and bad_value.any():
+    if ulp_tolerance and dtype and np.count_nonzero(bad_value):
         near = _within_ulp(value, observed, dtype, ulp_tolerance) & bad_value
         if near.any():
             tally.tolerance = ulp_tolerance
@@ -918,10 +918,11 @@ def _compare_grid(tally: _Tally, index: int, arrays: _TileArrays, value: np.ndar
             bad_value &= ~near
     checked = value_checked | check_defined if check_defined is not None else value_checked
     tally.checked += int(np.count_nonzero(checked))
-    bad = bad_value | bad_defined if bad_defined is not None else bad_value
-    count = int(np.count_nonzero(bad))
+    # (bad_value lies where values were checked, which leaves out bad_defined: the two are disjoint)
+    count = int(np.count_nonzero(bad_value)) + (int(np.count_nonzero(bad_defined)) if bad_defined is not None else 0)
     if not count:
         return
+    bad = bad_value | bad_defined if bad_defined is not None else bad_value
     if bad_defined is None:
         bad_defined = np.zeros((rows, cols), bool)
     tally.mismatches += count
