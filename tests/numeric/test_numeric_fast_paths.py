@@ -47,13 +47,18 @@ def test_fast_path_equals_the_exact_path(src, dst):
         for saturate in (False, True):
             for canonicalize in (False, True):
                 lanes, s, d = _inputs(src, dst, mode, saturate, canonicalize)
-                words, flags = convert(lanes, src, dst, mode.name, saturate, "hw-ieee", canonicalize)
-                exact_words, exact_flags = conversion._generic(lanes, s, d, mode, saturate, canonicalize)
-                wrong = np.flatnonzero((words != exact_words) | (flags != exact_flags))
-                assert wrong.size == 0, (
-                    f"{src}->{dst} {mode.name} Sat={int(saturate)} Canon={int(canonicalize)}: "
-                    f"{wrong.size} differ, first {int(lanes[wrong[0]]):#x}: fast {int(words[wrong[0]]):#x}/"
-                    f"{int(flags[wrong[0]]):#04x}, exact {int(exact_words[wrong[0]]):#x}/{int(exact_flags[wrong[0]]):#04x}")
+                _assert_fast_equals_exact(lanes, s, d, mode, saturate, canonicalize)
+
+
+def _assert_fast_equals_exact(lanes, s, d, mode, saturate, canonicalize):
+    """``convert`` (the kernel) and ``_generic`` agree on every lane, words and flags."""
+    words, flags = convert(lanes, s.name, d.name, mode.name, saturate, "hw-ieee", canonicalize)
+    exact_words, exact_flags = conversion._generic(lanes, s, d, mode, saturate, canonicalize)
+    wrong = np.flatnonzero((words != exact_words) | (flags != exact_flags))
+    assert wrong.size == 0, (
+        f"{s.name}->{d.name} {mode.name} Sat={int(saturate)} Canon={int(canonicalize)}: {wrong.size} of {lanes.size} "
+        f"differ, first {int(lanes[wrong[0]]):#x}: fast {int(words[wrong[0]]):#x}/{int(flags[wrong[0]]):#04x}, "
+        f"exact {int(exact_words[wrong[0]]):#x}/{int(exact_flags[wrong[0]]):#04x}")
 
 
 def _edge_band_inputs(s, d, kernel):
@@ -98,13 +103,7 @@ def test_the_bands_next_to_the_kernel_range_equal_the_exact_path(src, dst):
             kernel = conversion._narrowing_kernel(ct, s, d, mode, saturate, False)
             lanes = (np.arange(1 << s.bits, dtype=np.uint64).astype(ct) if s.bits <= 16
                      else _edge_band_inputs(s, d, kernel))
-            words, flags = convert(lanes, src, dst, mode.name, saturate, "hw-ieee")
-            exact_words, exact_flags = conversion._generic(lanes, s, d, mode, saturate, False)
-            wrong = np.flatnonzero((words != exact_words) | (flags != exact_flags))
-            assert wrong.size == 0, (
-                f"{src}->{dst} {mode.name} Sat={int(saturate)}: {wrong.size} of {lanes.size} differ, first "
-                f"{int(lanes[wrong[0]]):#x}: fast {int(words[wrong[0]]):#x}/{int(flags[wrong[0]]):#04x}, "
-                f"exact {int(exact_words[wrong[0]]):#x}/{int(exact_flags[wrong[0]]):#04x}")
+            _assert_fast_equals_exact(lanes, s, d, mode, saturate, False)
 
 
 def test_the_kernel_leaves_only_the_smallest_normal_edge_to_the_generic_path():
