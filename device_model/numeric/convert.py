@@ -39,8 +39,8 @@ from .encode import geometry, overflow_result, round_to_float
 from .flags import FLAG_NV, FLAG_NX, FLAG_OF, FLAG_UF
 from .formats import CLASS_CODES, decode_lanes
 from .integers import convert_integer, indefinite_word, maximum_word, minimum_word, round_to_integer
-from .rounding import RoundingMode, rounding_mode
-from .words import MASK64, U64, as_words, lanes, normalize_integer
+from .rounding import RoundingMode, magnitude_increment, rounding_mode
+from .words import MASK64, U64, as_words, lanes, normalize_integer, split_shift
 
 PROFILES = ("pto-v0", "hw-ieee")
 
@@ -566,23 +566,13 @@ class _NarrowingKernel:
         """The destination codes (sign out, unbounded above) of source normal magnitudes
         (uint64) rounded at the destination's precision: the kernel's rounding, recomputed
         without the sign so that a carry past the exponent field stays visible."""
-        one, drop, mode = np.uint64(1), self.drop, self.mode
-        half, low = one << (drop - one), (one << drop) - one
-        if mode is RoundingMode.RNE:
-            n = magnitude + ((magnitude >> drop) & one) + (half - one)
-        elif mode is RoundingMode.RNA:
-            n = magnitude + half
-        elif mode is RoundingMode.RHB:
-            n = magnitude + (half - negative.astype(np.uint64))
-        elif mode in (RoundingMode.RTP, RoundingMode.RTM):
-            away = ~negative if mode is RoundingMode.RTP else negative
-            n = magnitude + away.astype(np.uint64) * low
-        else:
-            n = magnitude
-        n = n >> drop
-        if mode is RoundingMode.RTO:
-            n |= ((magnitude & low) != 0).astype(np.uint64)
-        return n - self.code_rebias
+        return self._rounded(magnitude, np.full(magnitude.shape, self.drop, np.int64), negative) - self.code_rebias
+
+    def _rounded(self, sig, shift, negative):
+        """``sig / 2**shift`` rounded under the kernel's mode (``split_shift`` and
+        ``magnitude_increment``, as ``round_to_float``), as uint64."""
+        whole, half, sticky = split_shift(sig, shift)
+        return whole + magnitude_increment(self.mode, negative, (whole & np.uint64(1)) != 0, half, sticky)
 
     def _settle_edges(self, lane, rest, magnitude, words, flags):
         """Settle the lanes ``rest`` (their source magnitudes ``magnitude``) that lie in one of
@@ -611,27 +601,9 @@ class _NarrowingKernel:
         m = self.source_frac_bits
         field = magnitude >> np.uint64(m)
         sig = (magnitude & np.uint64((1 << m) - 1)) | np.uint64(1 << m)
-        shift = (np.int64(self.edge_k) - field.astype(np.int64)).astype(np.uint64)  # drop + 1 .. m + 1
-        whole = sig >> shift
-        rest = sig & ((one << shift) - one)
-        half = one << (shift - one)
-        mode = self.mode
-        if mode is RoundingMode.RNE:
-            up = (rest > half) | ((rest == half) & ((whole & one) != 0))
-        elif mode is RoundingMode.RNA:
-            up = rest >= half
-        elif mode is RoundingMode.RHB:  # a negative tie keeps the smaller magnitude
-            up = (rest > half) | ((rest == half) & ~negative)
-        elif mode is RoundingMode.RTP:
-            up = (rest != 0) & ~negative
-        elif mode is RoundingMode.RTM:
-            up = (rest != 0) & negative
-        else:  # RTZ, RTO
-            up = np.zeros(rest.shape, dtype=bool)
-        inexact = rest != 0
-        n = whole + up
-        if mode is RoundingMode.RTO:
-            n |= inexact
+        shift = np.int64(self.edge_k) - field.astype(np.int64)  # drop + 1 .. m + 1
+        n = self._rounded(sig, shift, negative)
+        inexact = (sig & ((one << shift.astype(np.uint64)) - one)) != 0
         settled = n < np.uint64(1 << self.dst_frac_bits)  # stays subnormal: tiny
         done = at[settled]
         n = n[settled]
