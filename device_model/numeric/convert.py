@@ -185,6 +185,14 @@ class _Scratch:
     def __init__(self, ctype, size):
         self.a = np.empty(size, dtype=ctype)
         self.b = np.empty(size, dtype=ctype)
+        self._index = {}
+
+    def index(self, which: int):
+        """Index array ``which`` (intp, block-sized), made on first use."""
+        held = self._index.get(which)
+        if held is None:
+            held = self._index[which] = np.empty(self.a.size, dtype=np.intp)
+        return held
 
 
 def _blockwise(kernel, lane, fallback):
@@ -349,6 +357,9 @@ def _generic(lane, s: DataType, d: DataType, mode, saturate, canonicalize):
     return words, flags
 
 
+_KERNEL_ROW, _STRADDLING_ROW = 14, 15  # row codes of _NarrowingKernel._by_rows beyond the 14 band results
+
+
 def _narrowing_applies(s: DataType, d: DataType) -> bool:
     """An IEEE-style source (NaN at the all-ones exponent, no constrained bits)
     into a binary destination with fewer fraction bits and no larger bias."""
@@ -374,7 +385,10 @@ class _NarrowingKernel:
     leaves to the generic path (or None). Of the magnitudes outside that range
     it settles the bands where every value of a sign has one result (see
     ``_far_bands``); the generic path gets results in the destination's
-    subnormal range and values near its max finite.
+    subnormal range and values near its max finite. A block where most lanes lie
+    in the far bands (random encodings of a wider source) is classified by sign
+    and exponent field first, and the rounding runs on the other lanes alone
+    (``_by_rows``).
     Constants are prepared once per call.
     """
 
@@ -407,7 +421,7 @@ class _NarrowingKernel:
         self.result_normal = np.uint64(1 << (df.frac_bits + df.frac_shift))
         self._edge_constants(s, d, mode, saturate, lowest, limit)
 
-    def __call__(self, lane, words, flags, scratch):
+    def __call__(self, lane, words, flags, scratch, dense=True):
         k = lane.size
         mag, n = scratch.a[:k], scratch.b[:k]
         inexact = flags.view(bool)
@@ -418,7 +432,10 @@ class _NarrowingKernel:
         undecided = None
         if mag.min() < self.lowest or mag.max() >= self.limit:  # some magnitude outside [lowest, limit)
             np.subtract(mag, self.lowest, out=n)
-            undecided = np.flatnonzero(n >= self.width)
+            outside = np.greater_equal(n, self.width, out=inexact)
+            if dense and 4 * np.count_nonzero(outside) > k:  # random wide encodings: most lanes lie in the far bands
+                return self._by_rows(lane, words, flags, scratch)
+            undecided = np.flatnonzero(outside)
         if self.in_place:
             source = lane
         else:
@@ -490,11 +507,19 @@ class _NarrowingKernel:
         words, flags = _generic(representatives.reshape(-1), s, d, mode, saturate, canonicalize)
         self.band_words, self.band_flags = words.reshape(2, -1), flags.reshape(2, -1)
         self.magnitude_mask, self.sign_bit = ct((1 << sf.sign_bit) - 1), ct(sf.sign_bit)
-        self.unsettled_codes = ~np.concatenate([self.settled, self.settled])  # by sign * 7 + band
+        # By row (sign and exponent field): sign * 7 + band where the whole row lies in one
+        # settled band, _KERNEL_ROW in band 2, _STRADDLING_ROW where an edge cuts the row.
+        self.row_shift = ct(sf.frac_bits)
+        row = np.arange(1 << (sf.exp_bits + 1), dtype=np.int64)
+        exponent, sign = row & ((1 << sf.exp_bits) - 1), row >> sf.exp_bits
+        first = np.searchsorted(self.edges, (exponent << sf.frac_bits).astype(ct), side="right")
+        last = np.searchsorted(self.edges, (((exponent + 1) << sf.frac_bits) - 1).astype(ct), side="right")
+        self.row_codes = np.where(first != last, _STRADDLING_ROW,
+                                  np.where(self.settled[first], sign * self.settled.size + first, _KERNEL_ROW)).astype(np.intp)
+        self.row_words = np.concatenate([self.band_words.reshape(-1), np.zeros(2, dtype=U64)])
+        self.row_flags = np.concatenate([self.band_flags.reshape(-1), np.zeros(2, dtype=np.uint8)])
 
     def _settle_far(self, lane, undecided, words, flags):
-        if 4 * undecided.size > lane.size:  # dense (random wide encodings): whole-block, no index lists
-            return self._settle_far_dense(lane, undecided, words, flags)
         block = lane[undecided]
         magnitude = block & self.magnitude_mask
         band = np.searchsorted(self.edges, magnitude, side="right")
@@ -506,22 +531,29 @@ class _NarrowingKernel:
             flags[done] = self.band_flags[sign, band[settled]]
         return self._settle_subnormal(lane, undecided, magnitude, settled, words, flags)
 
-    def _settle_far_dense(self, lane, undecided, words, flags):
-        """``_settle_far`` over the whole block: a lane's band and sign index one table of the
-        fourteen results; the lanes of band 2 (the normal range among them) keep theirs."""
-        magnitude = lane & self.magnitude_mask
-        code = (lane >> self.sign_bit).astype(np.intp)
-        code *= self.edges.size + 1
-        for edge in self.edges:  # the band: how many edges the magnitude reaches (searchsorted "right")
-            code += magnitude >= edge
-        kept = np.flatnonzero(np.take(self.unsettled_codes, code))  # band 2: the kernel's own results
-        kernel_words, kernel_flags = words[kept], flags[kept]
-        np.take(self.band_words.reshape(-1), code, out=words)
-        np.take(self.band_flags.reshape(-1), code, out=flags)
-        words[kept], flags[kept] = kernel_words, kernel_flags
-        settled = np.ones(lane.shape, dtype=bool)
-        settled[kept] = False
-        return self._settle_subnormal(lane, undecided, magnitude[undecided], settled[undecided], words, flags)
+    def _by_rows(self, lane, words, flags, scratch):
+        """A block where most lanes lie in the far bands: each lane's sign and exponent field
+        (its row) index ``row_codes``; the rows that straddle an edge (zero and the source
+        subnormals, infinity and the NaNs) are classified lane by lane. Every lane takes
+        its band's result, then the kernel reruns on the lanes of band 2 alone."""
+        code = np.right_shift(lane, self.row_shift, out=scratch.index(0)[:lane.size], casting="unsafe")
+        code = np.take(self.row_codes, code, out=scratch.index(1)[:lane.size], mode="wrap")  # ("wrap": no bounds pass)
+        unsettled = np.flatnonzero(code >= _KERNEL_ROW)
+        straddling = unsettled[code[unsettled] == _STRADDLING_ROW]
+        if straddling.size:
+            block = lane[straddling]
+            band = np.searchsorted(self.edges, block & self.magnitude_mask, side="right")
+            exact = (block >> self.sign_bit).astype(np.intp) * self.settled.size + band
+            code[straddling] = np.where(self.settled[band], exact, _KERNEL_ROW)
+            unsettled = unsettled[code[unsettled] == _KERNEL_ROW]
+        np.take(self.row_words, code, out=words, mode="wrap")
+        np.take(self.row_flags, code, out=flags, mode="wrap")
+        if not unsettled.size:
+            return None
+        kept_words, kept_flags = np.empty(unsettled.size, dtype=U64), np.empty(unsettled.size, dtype=np.uint8)
+        left = self(lane[unsettled], kept_words, kept_flags, scratch, dense=False)
+        words[unsettled], flags[unsettled] = kept_words, kept_flags
+        return unsettled[left] if left is not None else None
 
     def _settle_subnormal(self, lane, undecided, magnitude, settled, words, flags):
         """In place, source subnormals whose result stays subnormal are tiny: UF joins NX.
