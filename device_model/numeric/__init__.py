@@ -20,7 +20,11 @@ NaN, infinite or zero, as the reference quantizer does.
 
 All decisions are integer arithmetic on exact ``(sign, significand, exponent)``
 triples, vectorized with numpy; no host float decides a rounding.
+
+Importing the package tunes the C allocator for large temporaries (module
+``allocator``; ``PTO_AVS_MALLOC_TUNING=0`` leaves it alone).
 """
+from . import allocator  # noqa: F401  (first: the tuning applies to everything below)
 from .convert import PROFILES, UnsupportedConversion, convert
 from .arith import arith
 from .flags import FLAG_DZ, FLAG_NV, FLAG_NX, FLAG_OF, FLAG_UF, flag_names, flags_from_names
