@@ -421,7 +421,7 @@ class _NarrowingKernel:
         self.result_normal = np.uint64(1 << (df.frac_bits + df.frac_shift))
         self._edge_constants(s, d, mode, saturate, lowest, limit)
 
-    def __call__(self, lane, words, flags, scratch, dense=True):
+    def __call__(self, lane, words, flags, scratch, by_rows=True):
         k = lane.size
         mag, n = scratch.a[:k], scratch.b[:k]
         inexact = flags.view(bool)
@@ -433,7 +433,7 @@ class _NarrowingKernel:
         if mag.min() < self.lowest or mag.max() >= self.limit:  # some magnitude outside [lowest, limit)
             np.subtract(mag, self.lowest, out=n)
             outside = np.greater_equal(n, self.width, out=inexact)
-            if dense and 4 * np.count_nonzero(outside) > k:  # random wide encodings: most lanes lie in the far bands
+            if by_rows and 4 * np.count_nonzero(outside) > k:  # random wide encodings: most lanes lie in the far bands
                 return self._by_rows(lane, words, flags, scratch)
             undecided = np.flatnonzero(outside)
         if self.in_place:
@@ -551,7 +551,7 @@ class _NarrowingKernel:
         if not unsettled.size:
             return None
         kept_words, kept_flags = np.empty(unsettled.size, dtype=U64), np.empty(unsettled.size, dtype=np.uint8)
-        left = self(lane[unsettled], kept_words, kept_flags, scratch, dense=False)
+        left = self(lane[unsettled], kept_words, kept_flags, scratch, by_rows=False)
         words[unsettled], flags[unsettled] = kept_words, kept_flags
         return unsettled[left] if left is not None else None
 
