@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 os.environ.setdefault("PTO_AVS_CONVERT_THREADS", "1")
@@ -31,19 +30,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import numpy as np  # noqa: E402
 
+from bench_numeric import best_of  # noqa: E402  (this script's folder is on sys.path)
 from pto_avs.device_model.numeric import arith, convert  # noqa: E402  (imports the allocator tuning too)
 
 BLOCK = 1 << 15
 INTEGERS = {"S32": np.int32, "S16": np.int16, "S8": np.int8, "U32": np.uint32, "U16": np.uint16, "U8": np.uint8}
-
-
-def best_of(fn, repeat):
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.process_time()
-        fn()
-        best = min(best, time.process_time() - start)
-    return best
 
 
 def row(name, peer, floor, ours, goal):
