@@ -185,14 +185,8 @@ class _Scratch:
     def __init__(self, ctype, size):
         self.a = np.empty(size, dtype=ctype)
         self.b = np.empty(size, dtype=ctype)
-        self._index = {}
-
-    def index(self, which: int):
-        """Index array ``which`` (intp, block-sized), made on first use."""
-        held = self._index.get(which)
-        if held is None:
-            held = self._index[which] = np.empty(self.a.size, dtype=np.intp)
-        return held
+        self.rows = np.empty(size, dtype=np.intp)  # _NarrowingKernel._by_rows: row numbers, then codes
+        self.codes = np.empty(size, dtype=np.intp)
 
 
 def _blockwise(kernel, lane, fallback):
@@ -432,7 +426,7 @@ class _NarrowingKernel:
         undecided = None
         if mag.min() < self.lowest or mag.max() >= self.limit:  # some magnitude outside [lowest, limit)
             np.subtract(mag, self.lowest, out=n)
-            outside = np.greater_equal(n, self.width, out=inexact)
+            outside = np.greater_equal(n, self.width, out=inexact)  # (flags as scratch: NX is written below)
             if by_rows and 4 * np.count_nonzero(outside) > k:  # random wide encodings: most lanes lie in the far bands
                 return self._by_rows(lane, words, flags, scratch)
             undecided = np.flatnonzero(outside)
@@ -536,8 +530,9 @@ class _NarrowingKernel:
         (its row) index ``row_codes``; the rows that straddle an edge (zero and the source
         subnormals, infinity and the NaNs) are classified lane by lane. Every lane takes
         its band's result, then the kernel reruns on the lanes of band 2 alone."""
-        code = np.right_shift(lane, self.row_shift, out=scratch.index(0)[:lane.size], casting="unsafe")
-        code = np.take(self.row_codes, code, out=scratch.index(1)[:lane.size], mode="wrap")  # ("wrap": no bounds pass)
+        k = lane.size
+        rows = np.right_shift(lane, self.row_shift, out=scratch.rows[:k], casting="unsafe")
+        code = np.take(self.row_codes, rows, out=scratch.codes[:k], mode="wrap")  # ("wrap": no bounds pass)
         unsettled = np.flatnonzero(code >= _KERNEL_ROW)
         straddling = unsettled[code[unsettled] == _STRADDLING_ROW]
         if straddling.size:
